@@ -1,0 +1,134 @@
+"""Cache links and their line anchors inside one footnote definition.
+
+The Markdown parser tells us where a definition is and which links it holds;
+this module reads the raw text of the definition around each cache link, so
+that every anchor keeps its exact character span for ``skillcite fix``.
+
+Accepted forms (DESIGN §3)::
+
+    ([cache](docs/evidence/x.md): label L12-20, L30+L34; free note)
+    ([cache](docs/evidence/x.md#L12-L20))
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# A Markdown inline link with an optional title; the target may be <bracketed>.
+LINK = re.compile(r"!?\[(?P<text>[^\]\n]*)\]\((?P<target><[^>\n]*>|[^()\s]*(?:\([^()\s]*\)[^()\s]*)*)(?:\s+\"[^\"\n]*\")?\)")
+_LIST = re.compile(r"[ \t]*:(?P<list>[^;()\[\]\n]*)")
+_ITEM = re.compile(
+    r"\s*(?:(?P<label>[^\s,;:()][^,;:()]*?)\s+)?"
+    r"(?P<ranges>L\d+(?:-L?\d+)?(?:\s*\+\s*L\d+(?:-L?\d+)?)*)\s*"
+)
+_RANGE = re.compile(r"L(\d+)(?:-L?(\d+))?")
+_FRAGMENT = re.compile(r"L(\d+)(?:-L?(\d+))?")
+
+
+@dataclass(frozen=True, slots=True)
+class Range:
+    """Lines ``start..end`` (1-based, inclusive) of an evidence file."""
+
+    start: int
+    end: int
+
+    def render(self) -> str:
+        """The anchor spelling: ``L12`` or ``L12-20``."""
+        return f"L{self.start}" if self.start == self.end else f"L{self.start}-{self.end}"
+
+
+@dataclass(slots=True)
+class Anchor:
+    """One comma item: an optional label and ranges joined with ``+``.
+
+    ``span`` is the character span of the ranges text in the document (for
+    rewriting); ``None`` for anchors that come from a ``#L..`` fragment.
+    """
+
+    label: str
+    ranges: list[Range]
+    span: tuple[int, int] | None
+    offset: int  # document offset for diagnostics
+
+    def render_ranges(self) -> str:
+        """The ranges joined with ``+``."""
+        return "+".join(r.render() for r in self.ranges)
+
+
+@dataclass(slots=True)
+class CacheLink:
+    """A link from a footnote definition to an evidence file."""
+
+    target: str  # link target without its fragment, as written
+    fragment: str
+    offset: int  # document offset of the link
+    anchors: list[Anchor] = field(default_factory=list)
+    errors: list[tuple[int, str]] = field(default_factory=list)  # (offset, message)
+
+
+def parse_fragment(fragment: str) -> list[Range] | None:
+    """Ranges from a GitHub line fragment (``L12``, ``L12-L20``), else None."""
+    m = _FRAGMENT.fullmatch(fragment)
+    if not m:
+        return None
+    start = int(m.group(1))
+    end = int(m.group(2)) if m.group(2) else start
+    return [Range(start, end)]
+
+
+def parse_anchor_list(text: str, base: int) -> tuple[list[Anchor], list[tuple[int, str]]]:
+    """Parse ``label L1-3, L5+L7`` starting at document offset ``base``."""
+    anchors: list[Anchor] = []
+    errors: list[tuple[int, str]] = []
+    if not text.strip():
+        return anchors, [(base, "empty anchor list after ':'")]
+    pos = 0
+    for item in text.split(","):
+        m = _ITEM.fullmatch(item)
+        if not m:
+            errors.append((base + pos, f"cannot parse anchor {item.strip()!r} (expected [label ]L<start>[-<end>][+L...])"))
+        else:
+            ranges = [
+                Range(int(r.group(1)), int(r.group(2)) if r.group(2) else int(r.group(1)))
+                for r in _RANGE.finditer(m.group("ranges"))
+            ]
+            span = (base + pos + m.start("ranges"), base + pos + m.end("ranges"))
+            anchors.append(Anchor(m.group("label") or "", ranges, span, base + pos + m.start()))
+        pos += len(item) + 1
+    return anchors, errors
+
+
+def split_target(target: str) -> tuple[str, str]:
+    """Split a link target into path and fragment, dropping ``<...>``."""
+    if target.startswith("<") and target.endswith(">"):
+        target = target[1:-1]
+    path, _, fragment = target.partition("#")
+    return path, fragment
+
+
+def find_cache_links(text: str, start: int, end: int, is_cache) -> list[CacheLink]:
+    """Cache links in ``text[start:end]`` (a footnote definition).
+
+    ``is_cache(link_text, path)`` decides which links are cache links: the
+    caller knows the evidence folder and the document's location.
+    """
+    links: list[CacheLink] = []
+    for m in LINK.finditer(text, start, end):
+        path, fragment = split_target(m.group("target"))
+        if not is_cache(m.group("text"), path):
+            continue
+        link = CacheLink(path, fragment, m.start())
+        if fragment:
+            ranges = parse_fragment(fragment)
+            if ranges is None:
+                link.errors.append((m.start("target"), f"fragment #{fragment} is not a line anchor (#L12 or #L12-L20)"))
+            else:
+                link.anchors.append(Anchor("", ranges, None, m.start("target")))
+        after = _LIST.match(text, m.end(), end)
+        if after:
+            anchors, errors = parse_anchor_list(after.group("list"), after.start("list"))
+            link.anchors.extend(anchors)
+            link.errors.extend(errors)
+        links.append(link)
+    return links

@@ -1,0 +1,143 @@
+"""The ``skillcite`` command line: a thin click layer over the library.
+
+Exit status: 0 clean, 1 findings, 2 usage error or unreadable input.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from .diagnostics import CODES, Diagnostic, Severity, matches_prefix
+from .textio import InputError
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+def _fail(message: str) -> None:
+    click.echo(f"skillcite: error: {message}", err=True)
+    sys.exit(2)
+
+
+def _codes(value: str | None) -> tuple[str, ...]:
+    if not value:
+        return ()
+    out = tuple(v.strip().upper() for v in value.split(",") if v.strip())
+    for v in out:
+        if not any(code.startswith(v) for code in CODES):
+            raise click.BadParameter(f"{v!r} matches no diagnostic code (see docs/codes.md)")
+    return out
+
+
+def filter_diagnostics(
+    diagnostics: list[Diagnostic], select: tuple[str, ...], ignore: tuple[str, ...], strict: bool
+) -> list[Diagnostic]:
+    """Apply ``--select``/``--ignore`` prefixes and ``--strict``."""
+    out = []
+    for d in diagnostics:
+        if select and not matches_prefix(d.code, select):
+            continue
+        if ignore and matches_prefix(d.code, ignore):
+            continue
+        if strict and d.severity is Severity.WARNING:
+            d = Diagnostic(d.code, d.path, d.line, d.column, d.message, Severity.ERROR, d.fix)
+        out.append(d)
+    return out
+
+
+@click.group(context_settings=CONTEXT)
+@click.version_option(package_name="ml-debug", prog_name="skillcite")
+def main() -> None:
+    """Verify that every quotation in a skill package matches its cached evidence.
+
+    \b
+    Example:
+      skillcite check --strict
+    """
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("root", default=".", type=click.Path(path_type=Path))
+@click.option("--strict", is_flag=True, help="Treat warnings as errors.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "github"]), default="text", show_default=True, help="Output format.")
+@click.option("--select", metavar="CODES", help="Only report these codes or prefixes (comma-separated, e.g. SC3,SC101).")
+@click.option("--ignore", metavar="CODES", help="Do not report these codes or prefixes.")
+def check(root: Path, strict: bool, fmt: str, select: str | None, ignore: str | None) -> None:
+    """Check quotes, footnotes, evidence, links and skill front matter under ROOT.
+
+    \b
+    Examples:
+      skillcite check
+      skillcite check --strict --format github
+      skillcite check docs-site --select SC3 --format json
+    """
+    from .check import check as run_check
+    from .output import RENDERERS
+
+    try:
+        selected, ignored = _codes(select), _codes(ignore)
+    except click.BadParameter as exc:
+        _fail(exc.format_message())
+    try:
+        report = run_check(root)
+    except InputError as exc:
+        _fail(str(exc))
+    diagnostics = filter_diagnostics(report.diagnostics, selected, ignored, strict)
+    click.echo(RENDERERS[fmt](report, diagnostics))
+    sys.exit(1 if any(d.severity is Severity.ERROR for d in diagnostics) else 0)
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--root", default=".", type=click.Path(path_type=Path), help="Package root (for the default file list).")
+@click.option("--check", "check_only", is_flag=True, help="Only report stale locks; exit 1 if any.")
+def lock(files: tuple[Path, ...], root: Path, check_only: bool) -> None:
+    """Record the SHA-256 of each evidence body after a reviewed edit.
+
+    With no FILES, every evidence file of the package under --root.
+
+    \b
+    Examples:
+      skillcite lock docs/evidence/jones_rl_debugging.md
+      skillcite lock --check
+    """
+    from .config import load_config
+    from .lock import lock_file
+
+    try:
+        if not files:
+            cfg = load_config(root)
+            folder = root / cfg.evidence
+            if not folder.is_dir():
+                _fail(f"{folder}: no evidence folder")
+            files = tuple(p for p in sorted(folder.rglob("*.md")) if p.name != "README.md")
+        results = [lock_file(p, write=not check_only) for p in files]
+    except InputError as exc:
+        _fail(str(exc))
+    stale = [r for r in results if r.status == "stale"]
+    for r in results:
+        if r.status != "ok":
+            click.echo(f"{r.path}: {r.status} sha256 {r.digest}")
+    click.echo(f"{len(results)} evidence files: {sum(r.status == 'locked' for r in results)} locked, {len(stale)} stale, {sum(r.status == 'ok' for r in results)} unchanged")
+    sys.exit(1 if stale else 0)
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("root", default=".", type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def stats(root: Path, fmt: str) -> None:
+    """Sources, quotes, words and estimated tokens per file.
+
+    \b
+    Example:
+      skillcite stats
+    """
+    from .stats import collect, render
+
+    try:
+        rows = collect(root)
+    except InputError as exc:
+        _fail(str(exc))
+    click.echo(render(rows, fmt))

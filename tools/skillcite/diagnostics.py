@@ -1,0 +1,119 @@
+"""Diagnostics: the finding record and the registry of stable codes.
+
+Codes never change meaning once released; ``docs/codes.md`` documents each
+one with an example, and a test keeps that page and :data:`CODES` in step.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class Severity(enum.StrEnum):
+    """How bad a finding is. ``--strict`` turns warnings into errors."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, slots=True)
+class Code:
+    """A stable diagnostic code with its default severity and one-line title."""
+
+    code: str
+    severity: Severity
+    title: str
+
+
+_E, _W = Severity.ERROR, Severity.WARNING
+
+CODES: dict[str, Code] = {
+    c.code: c
+    for c in [
+        # Markdown structure
+        Code("SC001", _E, "unclosed code fence"),
+        # Footnotes
+        Code("SC101", _E, "footnote reference without a definition"),
+        Code("SC102", _W, "footnote defined but never referenced"),
+        Code("SC103", _E, "footnote defined more than once"),
+        # Cache links and anchors
+        Code("SC201", _E, "cache link to a missing file"),
+        Code("SC202", _E, "cache link outside the evidence folder"),
+        Code("SC203", _E, "cache link to a file that is not UTF-8 text"),
+        Code("SC204", _E, "anchor list cannot be parsed"),
+        Code("SC205", _E, "anchor starts at line 0"),
+        Code("SC206", _E, "anchor range is reversed"),
+        Code("SC207", _E, "anchor runs past the end of the evidence file"),
+        Code("SC208", _E, "anchor covers only blank lines"),
+        Code("SC209", _W, "cache link without line anchors"),
+        # Quotes
+        Code("SC301", _E, "quote found elsewhere in its evidence file (moved)"),
+        Code("SC302", _E, "quote differs from its source (altered)"),
+        Code("SC303", _E, "quote not found in its evidence file"),
+        Code("SC304", _E, "blockquote without a source"),
+        Code("SC305", _E, "quote cites a footnote that has no cache link"),
+        Code("SC306", _E, "quote from an evidence file of kind notes"),
+        # Evidence files
+        Code("SC401", _E, "evidence file has no front matter"),
+        Code("SC402", _E, "evidence front matter is invalid"),
+        Code("SC403", _E, "evidence body changed since its lock"),
+        Code("SC404", _W, "evidence file cited by nothing"),
+        # Agent Skills front matter and budgets
+        Code("SC501", _E, "SKILL.md front matter missing or not a mapping"),
+        Code("SC502", _E, "SKILL.md name is invalid"),
+        Code("SC503", _E, "SKILL.md name differs from its folder"),
+        Code("SC504", _E, "SKILL.md description is invalid"),
+        Code("SC505", _E, "SKILL.md front matter has an unknown or invalid key"),
+        Code("SC506", _W, "SKILL.md over its line or token budget"),
+        # Local links
+        Code("SC601", _E, "local link to a missing file"),
+        Code("SC602", _E, "link to a missing #fragment"),
+    ]
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    """A machine-applicable edit: replace ``old`` by ``new`` on ``line``."""
+
+    line: int
+    old: str
+    new: str
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One finding, printed as ``path:line:col: CODE message``.
+
+    ``path`` is relative to the checked root and uses forward slashes; lines
+    and columns are 1-based.
+    """
+
+    code: str
+    path: str
+    line: int
+    column: int
+    message: str
+    severity: Severity = field(default=Severity.ERROR)
+    fix: Fix | None = None
+
+    @classmethod
+    def make(
+        cls, code: str, path: str, line: int, column: int, message: str, fix: Fix | None = None
+    ) -> Diagnostic:
+        """Build a diagnostic with the default severity of ``code``."""
+        return cls(code, path, max(line, 1), max(column, 1), message, CODES[code].severity, fix)
+
+    def sort_key(self) -> tuple[str, int, int, str]:
+        """Order by file, then position, then code."""
+        return (self.path, self.line, self.column, self.code)
+
+    def format(self) -> str:
+        """Return the ``path:line:col: CODE message`` line."""
+        return f"{self.path}:{self.line}:{self.column}: {self.code} {self.message}"
+
+
+def matches_prefix(code: str, prefixes: tuple[str, ...]) -> bool:
+    """True when ``code`` starts with any of ``prefixes`` (flake8 style)."""
+    return any(code.startswith(p) for p in prefixes)

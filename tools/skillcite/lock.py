@@ -1,0 +1,61 @@
+"""``skillcite lock``: record the SHA-256 of each evidence body in its front matter."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .evidence import body_sha256, split_front_matter
+from .textio import BOM, InputError, atomic_write, read_text
+
+_SHA_LINE = re.compile(r"^sha256:[^\r\n]*", re.MULTILINE)
+
+
+@dataclass(frozen=True, slots=True)
+class LockResult:
+    """What locking one file did: ``status`` is ok, stale, or locked."""
+
+    path: Path
+    status: str
+    digest: str
+
+
+def relock_text(text: str) -> tuple[str, str, bool]:
+    """Return ``(new_text, digest, changed)`` with the ``sha256:`` line set.
+
+    Only the ``sha256`` line changes (or is added before the closing
+    ``---``); every other byte, line endings included, is kept.
+    """
+    from .textio import TextFile, line_starts
+
+    tf = TextFile(Path("-"), text, False, line_starts(text))
+    fm = split_front_matter(tf)
+    if fm.end_line == 0:
+        raise InputError("no YAML front matter to hold the lock")
+    digest = body_sha256(text, fm.body_offset)
+    head_end = tf.line_starts[fm.end_line - 1]
+    head = text[:head_end]
+    m = _SHA_LINE.search(head)
+    if m:
+        new_head = head[: m.start()] + f"sha256: {digest}" + head[m.end() :]
+    else:
+        newline = "\r\n" if text[:head_end].endswith("\r\n") else "\n"
+        new_head = head + f"sha256: {digest}{newline}"
+    new_text = new_head + text[head_end:]
+    return new_text, digest, new_text != text
+
+
+def lock_file(path: Path, write: bool = True) -> LockResult:
+    """Lock one evidence file; with ``write=False`` only report staleness."""
+    tf = read_text(path)
+    try:
+        new_text, digest, changed = relock_text(tf.text)
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
+    if not changed:
+        return LockResult(path, "ok", digest)
+    if not write:
+        return LockResult(path, "stale", digest)
+    atomic_write(path, ((BOM if tf.bom else "") + new_text).encode("utf-8"))
+    return LockResult(path, "locked", digest)

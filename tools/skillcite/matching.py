@@ -1,0 +1,225 @@
+"""Finding a quote in an evidence file: verified, moved, altered or not found.
+
+Order of work, cheapest first (DESIGN §3):
+
+1. the quote, normalized, as a literal inside the cited ranges;
+2. if it has elisions (``[...]``) or insertions (``[word]``), its segments in
+   order inside the cited ranges (a literal match is tried first because
+   sources have brackets and ellipses of their own);
+3. the same anywhere in the file: *moved*, with the lines where it is now;
+4. a fuzzy alignment with rapidfuzz, near the cited lines, then in the whole
+   file: *altered* when the best score reaches the threshold;
+5. otherwise *not found*.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from rapidfuzz import fuzz
+
+from .anchors import Range
+from .evidence import Evidence
+from .normalize import Normalized, normalize
+
+ALTERED_THRESHOLD = 80.0
+NEAR_LINES = 40  # how far around the cited lines the first fuzzy pass looks
+ELISION_SPAN = 20_000  # most normalized characters one [...] may stand for
+INSERTION_SPAN = 80  # most characters one [word] may stand for
+_MARKER = re.compile(r"\[(?:\.\.\.|[^\[\]]{1,60})\]")
+_EDGE = " .,;:"
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """Where a quote was found. ``status`` is one of the four outcomes."""
+
+    status: str  # verified | moved | altered | notfound
+    lines: tuple[int, int] | None = None
+    score: float | None = None
+    diff: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class QuotePattern:
+    """A quote compiled for searching: literal and segmented forms."""
+
+    text: str
+    literal: tuple[re.Pattern[str], ...]
+    segmented: tuple[re.Pattern[str], ...] | None
+    fuzzy_text: str
+
+
+def _first_letter_variants(segment: str) -> list[str]:
+    """The segment as escaped regex, with both cases of its first letter."""
+    for k, ch in enumerate(segment):
+        if ch.isalpha():
+            variants = {segment[:k] + ch.lower() + segment[k + 1 :], segment[:k] + ch.upper() + segment[k + 1 :]}
+            return [re.escape(v) for v in sorted(variants)]
+        if ch.isalnum():
+            break
+    return [re.escape(segment)]
+
+
+@lru_cache(maxsize=4096)
+def compile_quote(quote: str) -> QuotePattern | None:
+    """Normalize and compile a quote; None when nothing is left to match."""
+    text = normalize(quote).text.strip(_EDGE)
+    if not text:
+        return None
+    literal = tuple(re.compile(p) for p in _first_letter_variants(text))
+    segmented = None
+    if _MARKER.search(text):
+        parts: list[str] = []
+        pos = 0
+        pieces = []
+        for m in _MARKER.finditer(text):
+            pieces.append(text[pos : m.start()])
+            pieces.append(m.group())
+            pos = m.end()
+        pieces.append(text[pos:])
+        first_variants: list[str] | None = None
+        for piece in pieces:
+            if piece == "[...]":
+                if parts:
+                    parts.append(f".{{0,{ELISION_SPAN}}}?")
+            elif _MARKER.fullmatch(piece):
+                if parts:
+                    parts.append(f".{{0,{INSERTION_SPAN}}}?")
+            else:
+                seg = piece.strip(" ")
+                if not seg:
+                    continue
+                if first_variants is None:
+                    first_variants = _first_letter_variants(seg.lstrip(_EDGE))
+                    parts.append("\x00")
+                else:
+                    # After an elision the case of the next word may change.
+                    parts.append("(?:" + "|".join(_first_letter_variants(seg)) + ")")
+        while parts and parts[-1].startswith("."):
+            parts.pop()
+        if first_variants:
+            tail = "".join(parts[1:])
+            segmented = tuple(re.compile(v + tail, re.DOTALL) for v in first_variants)
+    fuzzy_text = _MARKER.sub(" ", text) if segmented else text
+    return QuotePattern(text, literal, segmented, " ".join(fuzzy_text.split()))
+
+
+def _search(patterns: tuple[re.Pattern[str], ...], haystack: str) -> re.Match[str] | None:
+    best = None
+    for p in patterns:
+        m = p.search(haystack)
+        if m and (best is None or m.start() < best.start()):
+            best = m
+    return best
+
+
+def find_exact(qp: QuotePattern, norm: Normalized) -> tuple[int, int] | None:
+    """Normalized span of the quote in ``norm``: literal first, then segments."""
+    m = _search(qp.literal, norm.text)
+    if m is None and qp.segmented:
+        m = _search(qp.segmented, norm.text)
+    return m.span() if m else None
+
+
+def _lines(ev: Evidence, norm: Normalized, span: tuple[int, int]) -> tuple[int, int]:
+    assert ev.file is not None
+    start, end = norm.source_span(*span)
+    return ev.file.line_of(start), ev.file.line_of(max(end - 1, start))
+
+
+def word_diff(quoted: str, found: str, context: int = 3) -> str:
+    """A compact word diff: ``[-quoted-]{+source+}`` with a little context."""
+    a, b = quoted.split(), found.split()
+    out: list[str] = []
+    ops = difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
+    for k, (tag, i1, i2, j1, j2) in enumerate(ops):
+        if tag == "equal":
+            words = a[i1:i2]
+            if len(words) > 2 * context:
+                head = words[:context] if k > 0 else []
+                tail = words[-context:] if k < len(ops) - 1 else []
+                words = head + ["..."] + tail
+            out.extend(words)
+        else:
+            if i2 > i1:
+                out.append("[-" + " ".join(a[i1:i2]) + "-]")
+            if j2 > j1:
+                out.append("{+" + " ".join(b[j1:j2]) + "+}")
+    return " ".join(out)
+
+
+def _fuzzy(qp: QuotePattern, norm: Normalized) -> tuple[float, tuple[int, int]] | None:
+    if not norm.text:
+        return None
+    res = fuzz.partial_ratio_alignment(qp.fuzzy_text, norm.text, score_cutoff=ALTERED_THRESHOLD)
+    if res is None:
+        return None
+    return res.score, (res.dest_start, res.dest_end)
+
+
+def locate(quote: str, ev: Evidence, anchors: list[list[Range]]) -> Match:
+    """Find ``quote`` in ``ev`` given the footnote's anchors (lists of ranges).
+
+    Each anchor (a comma item: one or more ranges joined with ``+``) is tried
+    on its own, then all of them together, so a quote may sit in any one
+    anchor or span several.
+    """
+    qp = compile_quote(quote)
+    if qp is None or ev.file is None:
+        return Match("verified")
+    total = ev.line_count
+    valid = [[r for r in ranges if 1 <= r.start <= r.end <= total] for ranges in anchors]
+    valid = [v for v in valid if v]
+    regions: list[Normalized] = []
+    for ranges in valid:
+        regions.append(_joined(ev, ranges))
+    if len(valid) > 1:
+        regions.append(_joined(ev, sorted({r for v in valid for r in v}, key=lambda r: (r.start, r.end))))
+    for region in regions:
+        if find_exact(qp, region):
+            return Match("verified")
+
+    whole = ev.whole()
+    span = find_exact(qp, whole)
+    if span:
+        return Match("moved", _lines(ev, whole, span))
+
+    best: tuple[float, tuple[int, int], Normalized] | None = None
+    if valid:
+        lo = max(1, min(r.start for v in valid for r in v) - NEAR_LINES)
+        hi = min(total, max(r.end for v in valid for r in v) + NEAR_LINES)
+        near = ev.lines_normalized(lo, hi)
+        got = _fuzzy(qp, near)
+        if got:
+            best = (got[0], got[1], near)
+    if best is None or best[0] < 100:
+        got = _fuzzy(qp, whole)
+        if got and (best is None or got[0] > best[0] + 1e-9):
+            best = (got[0], got[1], whole)
+    if best is None:
+        return Match("notfound")
+    score, span, norm = best
+    found = norm.text[span[0] : span[1]]
+    return Match("altered", _lines(ev, norm, span), round(score, 1), word_diff(qp.fuzzy_text, found))
+
+
+def _joined(ev: Evidence, ranges: list[Range]) -> Normalized:
+    """Normalize several ranges as one text (offsets stay file-wide)."""
+    if len(ranges) == 1:
+        return ev.lines_normalized(ranges[0].start, ranges[0].end)
+    parts = [ev.lines_normalized(r.start, r.end) for r in ranges]
+    text = " ".join(p.text for p in parts)
+    out = Normalized(text)
+    shift = 0
+    for p in parts:
+        for k in range(len(p.norm_starts)):
+            out.norm_starts.append(p.norm_starts[k] + shift)
+            out.orig_starts.append(p.orig_starts[k])
+            out.linear.append(p.linear[k])
+        shift += len(p.text) + 1
+    out.orig_end = parts[-1].orig_end
+    return out

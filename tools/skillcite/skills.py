@@ -1,0 +1,80 @@
+"""Agent Skills front matter and size budgets for ``SKILL.md`` files."""
+
+from __future__ import annotations
+
+import re
+
+from .document import Document
+
+ALLOWED_KEYS = {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
+_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+
+def check_skill(doc: Document, max_lines: int, max_tokens: int, at_root: bool = False) -> list[tuple[str, int, int, str]]:
+    """Findings ``(code, line, column, message)`` for one ``SKILL.md``.
+
+    The rules follow the open Agent Skills specification: ``name`` is 1-64
+    characters of ``a-z0-9`` and single hyphens and equals the folder name;
+    ``description`` is 1-1024 characters without angle brackets; only the
+    known keys appear; ``compatibility`` is at most 500 characters and
+    ``metadata`` maps strings to strings. The skill at the package root
+    (``at_root``) is exempt from the folder rule: its folder is whatever the
+    clone is called, and ``skillcite install`` names the installed copy.
+    """
+    out: list[tuple[str, int, int, str]] = []
+    fm = doc.front_matter
+    if fm is None or "__invalid__" in fm:
+        out.append(("SC501", 1, 1, "SKILL.md needs YAML front matter with name and description"))
+        return out + _budget(doc, max_lines, max_tokens)
+    line_of = _key_lines(doc)
+    folder = doc.path.resolve().parent.name
+    name = fm.get("name")
+    if not isinstance(name, str) or not name:
+        out.append(("SC502", line_of.get("name", 1), 1, "name is missing or not a string"))
+    elif len(name) > 64 or not _NAME.fullmatch(name):
+        out.append(("SC502", line_of["name"], 1, f"name {name!r} must be 1-64 characters of a-z, 0-9 and single inner hyphens"))
+    elif name != folder and not at_root:
+        out.append(("SC503", line_of["name"], 1, f"name {name!r} differs from its folder {folder!r}"))
+    desc = fm.get("description")
+    if not isinstance(desc, str) or not desc.strip():
+        out.append(("SC504", line_of.get("description", 1), 1, "description is missing or empty"))
+    elif len(desc) > 1024:
+        out.append(("SC504", line_of["description"], 1, f"description has {len(desc)} characters (at most 1024)"))
+    elif "<" in desc or ">" in desc:
+        out.append(("SC504", line_of["description"], 1, "description must not contain < or >"))
+    for key in fm:
+        if key not in ALLOWED_KEYS:
+            out.append(("SC505", line_of.get(key, 1), 1, f"unknown key {key!r} (allowed: {', '.join(sorted(ALLOWED_KEYS))})"))
+    comp = fm.get("compatibility")
+    if comp is not None and (not isinstance(comp, str) or len(comp) > 500):
+        out.append(("SC505", line_of.get("compatibility", 1), 1, "compatibility must be a string of at most 500 characters"))
+    meta = fm.get("metadata")
+    if meta is not None and not (isinstance(meta, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in meta.items())):
+        out.append(("SC505", line_of.get("metadata", 1), 1, "metadata must map strings to strings"))
+    tools = fm.get("allowed-tools")
+    if tools is not None and not isinstance(tools, (str, list)):
+        out.append(("SC505", line_of.get("allowed-tools", 1), 1, "allowed-tools must be a string or a list"))
+    return out + _budget(doc, max_lines, max_tokens)
+
+
+def _budget(doc: Document, max_lines: int, max_tokens: int) -> list[tuple[str, int, int, str]]:
+    out = []
+    lines = doc.file.line_count
+    tokens = len(doc.file.text) // 4
+    if lines > max_lines:
+        out.append(("SC506", max_lines + 1, 1, f"{lines} lines, over the budget of {max_lines}"))
+    if tokens > max_tokens:
+        out.append(("SC506", 1, 1, f"about {tokens} tokens (characters/4), over the budget of {max_tokens}"))
+    return out
+
+
+def _key_lines(doc: Document) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for number in range(2, min(doc.file.line_count, 200) + 1):
+        line = doc.file.line(number)
+        if re.fullmatch(r"---\s*", line):
+            break
+        m = re.match(r"([A-Za-z_][\w-]*)\s*:", line)
+        if m:
+            found.setdefault(m.group(1), number)
+    return found

@@ -1,0 +1,117 @@
+"""Reading and writing text files exactly, with errors that name the file."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from bisect import bisect_right
+from dataclasses import dataclass
+from pathlib import Path
+
+BOM = "\ufeff"
+
+
+class InputError(Exception):
+    """Input the tool cannot work with: reported in one line, exit status 2."""
+
+
+@dataclass(slots=True)
+class TextFile:
+    """A decoded text file and its physical line index.
+
+    Lines are counted on ``\\n`` only, as GitHub counts them; a ``\\r`` before
+    the ``\\n`` stays part of the line's text. A leading BOM is dropped from
+    :attr:`text` (``bom`` remembers it so writers can put it back).
+    """
+
+    path: Path
+    text: str
+    bom: bool
+    line_starts: list[int]
+
+    @property
+    def line_count(self) -> int:
+        """Number of physical lines (a final newline does not open a new line)."""
+        n = len(self.line_starts)
+        if self.text.endswith("\n"):
+            n -= 1
+        return max(n, 0) if self.text else 0
+
+    def line_of(self, offset: int) -> int:
+        """1-based line number of a character offset."""
+        return bisect_right(self.line_starts, offset)
+
+    def line_span(self, first: int, last: int) -> tuple[int, int]:
+        """Character span of lines ``first..last`` (1-based, inclusive)."""
+        start = self.line_starts[first - 1]
+        end = self.line_starts[last] if last < len(self.line_starts) else len(self.text)
+        return start, end
+
+    def line(self, number: int) -> str:
+        """Text of one line, without its line ending."""
+        start, end = self.line_span(number, number)
+        return self.text[start:end].rstrip("\r\n")
+
+
+def line_starts(text: str) -> list[int]:
+    """Offsets where each line begins (line 1 at offset 0)."""
+    starts = [0]
+    find = text.find
+    i = find("\n")
+    while i != -1:
+        starts.append(i + 1)
+        i = find("\n", i + 1)
+    return starts
+
+
+def decode(data: bytes, path: Path) -> tuple[str, bool]:
+    """Decode UTF-8 bytes; raise :class:`InputError` with the byte offset."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not valid UTF-8 at byte {exc.start}") from None
+    if text.startswith(BOM):
+        return text[1:], True
+    return text, False
+
+
+def read_text(path: Path) -> TextFile:
+    """Read and decode a text file, or raise :class:`InputError`."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    if b"\x00" in data[:8192]:
+        raise InputError(f"{path}: binary file (NUL byte)")
+    text, bom = decode(data, path)
+    return TextFile(path, text, bom, line_starts(text))
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` atomically, keeping its permissions.
+
+    The bytes go to a temporary file in the same folder, which is flushed,
+    synced and then renamed over the target: a crash at any point leaves
+    either the old file or the new one, never a mix.
+    """
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        try:
+            os.chmod(tmp, path.stat().st_mode & 0o7777)
+        except FileNotFoundError:
+            pass
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
