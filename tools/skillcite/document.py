@@ -168,6 +168,7 @@ class _Builder:
         plain, scan, labels = self.flatten(inline)
         for label, (line, col) in zip(labels, self.locate_refs(inline, labels, span)):
             self.doc.references.append(Located(label, line, col))
+        cursor = span[0]
         for child in inline.children or []:
             if child.type == "text":
                 for m in _UNDEFINED_REF.finditer(child.content):
@@ -176,7 +177,11 @@ class _Builder:
                     self.doc.undefined.append(Located(m.group(1), line, col))
             elif child.type == "link_open":
                 href = str(child.attrs.get("href", ""))
-                offset = self.text.find("](", span[0], span[1])
+                offset = self.text.find("](" + href, cursor, span[1])
+                if offset < 0:
+                    offset = self.text.find("](", cursor, span[1])
+                if offset >= 0:
+                    cursor = offset + 2
                 line, col = _position(self.file, offset + 2 if offset >= 0 else span[0])
                 self.doc.links.append(Located(href, line, col))
         if quotes_allowed and REF in scan:

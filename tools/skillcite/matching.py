@@ -135,7 +135,11 @@ def word_diff(quoted: str, found: str, context: int = 3) -> str:
     """A compact word diff: ``[-quoted-]{+source+}`` with a little context."""
     a, b = quoted.split(), found.split()
     out: list[str] = []
-    ops = difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
+    # Compare words without their edge punctuation: a quote may end before
+    # the source's full stop without that being a difference worth showing.
+    keys_a = [w.strip(_EDGE) for w in a]
+    keys_b = [w.strip(_EDGE) for w in b]
+    ops = difflib.SequenceMatcher(a=keys_a, b=keys_b, autojunk=False).get_opcodes()
     for k, (tag, i1, i2, j1, j2) in enumerate(ops):
         if tag == "equal":
             words = a[i1:i2]
@@ -158,7 +162,27 @@ def _fuzzy(qp: QuotePattern, norm: Normalized) -> tuple[float, tuple[int, int]] 
     res = fuzz.partial_ratio_alignment(qp.fuzzy_text, norm.text, score_cutoff=ALTERED_THRESHOLD)
     if res is None:
         return None
-    return res.score, (res.dest_start, res.dest_end)
+    return res.score, _word_bounds(norm.text, res.dest_start, res.dest_end)
+
+
+def _word_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    """Shrink a character alignment to whole words.
+
+    rapidfuzz aligns characters, so a span may begin with the tail of the
+    previous word or stop inside the next one; reporting those would point
+    at the wrong lines and clutter the word diff.
+    """
+    if 0 < start < end and text[start - 1].isalnum() and text[start].isalnum():
+        space = text.find(" ", start, end)
+        start = space + 1 if space != -1 else start
+    while start < end and not (text[start].isalnum() or text[start] in "'(-"):
+        start += 1
+    if start < end < len(text) and text[end - 1].isalnum() and text[end].isalnum():
+        space = text.rfind(" ", start, end)
+        end = space if space > start else end
+    while end > start and text[end - 1] == " ":
+        end -= 1
+    return start, end
 
 
 def locate(quote: str, ev: Evidence, anchors: list[list[Range]]) -> Match:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 _DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2e3a\u2e3b\ufe58\ufe63\uff0d-"
 _QUOTES = "\"'\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f\u2032\u2033\u00ab\u00bb\u2039\u203a\u00b4"
 _DROP = "\u00ad\u200b\u200c\u200d\u2060\ufeff*_`"
+_FOLDED = frozenset(_DASHES + _QUOTES + _DROP + "\u2026")
 
 # Order matters: markup constructs first, then single characters. A plain
 # run is ASCII words joined by single spaces, kept as one linear piece.
@@ -102,6 +103,21 @@ def _fold_char(ch: str) -> str:
     return ch
 
 
+def _fold_cluster(cluster: str) -> str:
+    """Fold one base character with its combining marks."""
+    if len(cluster) == 1 and cluster in _FOLDED:
+        return _fold_char(cluster)
+    folded = "".join(_fold_char(c) for c in unicodedata.normalize("NFKC", cluster))
+    if folded.isspace():
+        return " " if folded else ""
+    # NFKC spells spacing accents (U+00B4 and kin) as a space plus a
+    # combining mark; a mark left without a base carries no text.
+    folded = folded.strip()
+    if folded and unicodedata.combining(folded[0]):
+        return ""
+    return folded
+
+
 def normalize(source: str, base: int = 0) -> Normalized:
     """Normalize ``source``; offsets in the result map to ``base + offset``."""
     out: list[str] = []
@@ -154,9 +170,7 @@ def normalize(source: str, base: int = 0) -> Normalized:
             while end < n and unicodedata.combining(source[end]):
                 end += 1
             cluster = source[i:end]
-            folded = "".join(_fold_char(c) for c in unicodedata.normalize("NFKC", cluster))
-            if folded and folded.isspace():
-                folded = " "
+            folded = _fold_cluster(cluster)
             emit(folded, i, len(folded) == len(cluster) == 1)
         i = end
 

@@ -1,0 +1,101 @@
+"""Shared builders: small skill packages written into ``tmp_path``.
+
+No fixture named SKILL.md is ever committed under tests/ (agents would load
+it as a skill); every package is built here at run time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+FRONT = """---
+source: https://example.org/post
+title: "A Post"
+author: A. Author
+published: 2020
+retrieved: 2026-11-21
+kind: {kind}
+license: CC BY 4.0
+sha256: {sha}
+---
+"""
+
+BODY = """The first paragraph says that neural nets fail silently and you will not notice.
+
+[...]
+
+Assume you have a bug. Everything else follows from this.
+It is a cheap assumption and an expensive one to skip.
+
+A passage with [brackets] of its own and an ellipsis... in the source.
+"""
+
+
+def evidence_text(body: str = BODY, kind: str = "excerpt", sha: str | None = None) -> str:
+    """An evidence file: front matter (10 lines) plus ``body``, locked unless ``sha`` is given."""
+    digest = sha if sha is not None else hashlib.sha256(body.encode()).hexdigest()
+    return FRONT.format(kind=kind, sha=digest) + body
+
+
+def line_of(text: str, needle: str) -> int:
+    """1-based line of the first occurrence of ``needle``."""
+    return text[: text.index(needle)].count("\n") + 1
+
+
+SKILL = """---
+name: pkg
+description: A test skill for the checker.
+---
+# Pkg
+
+> Assume you have a bug.[^src]
+
+As the post says, "neural nets fail silently"[^src].
+
+See [the section](#pkg) and [the notes](notes.md).
+
+[^src]: A. Author, "A Post" (2020) — https://example.org/post ([cache](docs/evidence/src.md): bug L{bug}, silent L{silent})
+"""
+
+
+class Package:
+    """A package tree under a temporary root, with helpers to edit it."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def write(self, rel: str, text: str | bytes) -> Path:
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_bytes(text.encode("utf-8"))
+        return path
+
+    def read(self, rel: str) -> str:
+        return (self.root / rel).read_bytes().decode("utf-8")
+
+    def replace(self, rel: str, old: str, new: str) -> None:
+        text = self.read(rel)
+        assert old in text, f"{old!r} not in {rel}"
+        self.write(rel, text.replace(old, new, 1))
+
+
+def skill_text(evidence: str = None) -> str:
+    ev = evidence_text() if evidence is None else evidence
+    return SKILL.format(bug=line_of(ev, "Assume you have a bug"), silent=line_of(ev, "neural nets fail silently"))
+
+
+@pytest.fixture
+def pkg(tmp_path: Path) -> Package:
+    """A clean package: one SKILL.md, one locked evidence file, one linked note."""
+    p = Package(tmp_path)
+    p.write("pyproject.toml", '[tool.skillcite]\nevidence = "docs/evidence"\n')
+    p.write("docs/evidence/src.md", evidence_text())
+    p.write("SKILL.md", skill_text())
+    p.write("notes.md", "# Notes\n\nPlain text.\n")
+    return p

@@ -1,0 +1,218 @@
+"""Every diagnostic code: a case that makes it fire and a near twin that stays clean."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+import pytest
+
+from conftest import Package, evidence_text, line_of
+from skillcite import CODES, check
+
+SRC = "docs/evidence/src.md"
+
+
+def codes(pkg: Package) -> list[str]:
+    return [d.code for d in check(pkg.root).diagnostics]
+
+
+def test_clean_package_has_no_findings(pkg: Package) -> None:
+    report = check(pkg.root)
+    assert report.diagnostics == []
+    assert report.quotes_verified == 2
+    assert report.sources == 1
+
+
+def _def_line(pkg: Package) -> str:
+    return next(line for line in pkg.read("SKILL.md").splitlines() if line.startswith("[^src]:"))
+
+
+def _set_anchors(pkg: Package, anchors: str) -> None:
+    line = _def_line(pkg)
+    head = line[: line.index("): ") + 3]
+    pkg.replace("SKILL.md", line, head + anchors + ")")
+
+
+def _bug() -> int:
+    return line_of(evidence_text(), "Assume you have a bug")
+
+
+def _silent() -> int:
+    return line_of(evidence_text(), "neural nets fail silently")
+
+
+def _append(pkg: Package, text: str) -> None:
+    pkg.write("SKILL.md", pkg.read("SKILL.md") + text)
+
+
+Mutation = Callable[[Package], None]
+
+CASES: dict[str, tuple[Mutation, Mutation]] = {
+    "SC001": (
+        lambda p: _append(p, "\n```python\nx = 1\n"),
+        lambda p: _append(p, "\n```python\nx = 1\n```\n"),
+    ),
+    "SC101": (
+        lambda p: p.replace("SKILL.md", "# Pkg\n", "# Pkg\n\nA claim.[^missing]\n"),
+        lambda p: p.replace("SKILL.md", "# Pkg\n", "# Pkg\n\nA claim.[^src]\n"),
+    ),
+    "SC102": (
+        lambda p: _append(p, "[^unused]: A note nobody cites.\n"),
+        lambda p: (p.replace("SKILL.md", "# Pkg\n", "# Pkg\n\nA claim.[^used]\n"), _append(p, "[^used]: A note.\n")),
+    ),
+    "SC103": (
+        lambda p: _append(p, _def_line(p).replace("bug L", "again L") + "\n"),
+        lambda p: (p.replace("SKILL.md", "# Pkg\n", "# Pkg\n\nA claim.[^src2]\n"), _append(p, _def_line(p).replace("[^src]", "[^src2]") + "\n")),
+    ),
+    "SC201": (
+        lambda p: p.replace("SKILL.md", "docs/evidence/src.md", "docs/evidence/nope.md"),
+        lambda p: (p.write("docs/evidence/other.md", p.read(SRC)), p.replace("SKILL.md", "docs/evidence/src.md", "docs/evidence/other.md"), os.remove(p.root / SRC)),
+    ),
+    "SC202": (
+        lambda p: (p.write("outside.md", p.read(SRC)), p.replace("SKILL.md", "docs/evidence/src.md", "docs/evidence/../../outside.md")),
+        lambda p: p.replace("SKILL.md", "docs/evidence/src.md", "docs/evidence/../evidence/src.md"),
+    ),
+    "SC203": (
+        lambda p: p.write(SRC, p.read(SRC).encode("utf-8") + b"\xff\xfe bad bytes\n"),
+        lambda p: p.write(SRC, p.read(SRC).replace("sha256:", "sha256:", 1)),
+    ),
+    "SC204": (
+        lambda p: _set_anchors(p, f"bug lines {_bug()}, silent L{_silent()}"),
+        lambda p: _set_anchors(p, f"bug L{_bug()}-L{_bug() + 1}, silent L{_silent()}"),
+    ),
+    "SC205": (
+        lambda p: _set_anchors(p, f"bug L{_bug()}, silent L{_silent()}, zero L0"),
+        lambda p: _set_anchors(p, f"bug L{_bug()}, silent L{_silent()}, one L1"),
+    ),
+    "SC206": (
+        lambda p: _set_anchors(p, f"bug L{_bug() + 1}-{_bug()}, silent L{_silent()}"),
+        lambda p: _set_anchors(p, f"bug L{_bug()}-{_bug() + 1}, silent L{_silent()}"),
+    ),
+    "SC207": (
+        lambda p: _set_anchors(p, f"bug L{_bug()}, silent L{_silent()}, far L{_bug()}-999"),
+        lambda p: _set_anchors(p, f"bug L{_bug()}, silent L{_silent()}, near L{_bug()}-{evidence_text().count(chr(10))}"),
+    ),
+    "SC208": (
+        lambda p: _set_anchors(p, f"bug L{_bug()}, silent L{_silent()}, blank L{_silent() + 1}"),
+        lambda p: _set_anchors(p, f"bug L{_bug()}, silent L{_silent()}, blank L{_silent()}-{_silent() + 1}"),
+    ),
+    "SC209": (
+        lambda p: (p.replace("SKILL.md", "# Pkg\n", "# Pkg\n\nA claim.[^bare]\n"), _append(p, "[^bare]: A. Author ([cache](docs/evidence/src.md))\n")),
+        lambda p: (p.replace("SKILL.md", "# Pkg\n", "# Pkg\n\nA claim.[^bare]\n"), _append(p, f"[^bare]: A. Author ([cache](docs/evidence/src.md#L{_bug()}))\n")),
+    ),
+    "SC301": (
+        lambda p: _set_anchors(p, f"bug L{_silent()}, silent L{_silent()}"),
+        lambda p: _set_anchors(p, f"bug L{_bug()}-{_bug() + 1}, silent L{_silent()}"),
+    ),
+    "SC302": (
+        lambda p: p.replace("SKILL.md", "> Assume you have a bug.", "> Assume that you have a bug."),
+        lambda p: p.replace("SKILL.md", "> Assume you have a bug.", "> Assume you have [...] bug."),
+    ),
+    "SC303": (
+        lambda p: p.replace("SKILL.md", "> Assume you have a bug.", "> Gradient descent is a harsh mistress."),
+        lambda p: p.replace("SKILL.md", "> Assume you have a bug.", "Gradient descent is a harsh mistress."),
+    ),
+    "SC304": (
+        lambda p: _append(p, "\n> An unsourced saying.\n"),
+        lambda p: _append(p, "\n> [!NOTE]\n> An aside, not a quote.\n"),
+    ),
+    "SC305": (
+        lambda p: (p.replace("SKILL.md", "# Pkg\n", '# Pkg\n\nThey wrote "nothing cached here"[^plain].\n'), _append(p, "[^plain]: A. Author, a talk (2020).\n")),
+        lambda p: (p.replace("SKILL.md", "# Pkg\n", "# Pkg\n\nThey said nothing is cached here.[^plain]\n"), _append(p, "[^plain]: A. Author, a talk (2020).\n")),
+    ),
+    "SC306": (
+        lambda p: p.write(SRC, evidence_text(kind="notes")),
+        lambda p: p.write(SRC, evidence_text(kind="transcript")),
+    ),
+    "SC401": (
+        lambda p: p.write(SRC, p.read(SRC).split("---\n", 2)[2]),
+        lambda p: p.write(SRC, p.read(SRC)),
+    ),
+    "SC402": (
+        lambda p: p.write(SRC, p.read(SRC).replace("license: CC BY 4.0\n", "")),
+        lambda p: p.write(SRC, p.read(SRC).replace("license: CC BY 4.0\n", "license: CC BY-SA 4.0\n")),
+    ),
+    "SC403": (
+        lambda p: p.write(SRC, p.read(SRC) + "An edit after the lock.\n"),
+        lambda p: p.write(SRC, evidence_text(evidence_text().split("---\n", 2)[2] + "An edit, then a new lock.\n")),
+    ),
+    "SC404": (
+        lambda p: p.write("docs/evidence/orphan.md", evidence_text()),
+        lambda p: p.write("docs/evidence/README.md", "# About this folder\n"),
+    ),
+    "SC501": (
+        lambda p: p.write("sub/SKILL.md", "# No front matter\n"),
+        lambda p: p.write("sub/SKILL.md", "---\nname: sub\ndescription: A sub-skill.\n---\n# Sub\n"),
+    ),
+    "SC502": (
+        lambda p: p.write("sub/SKILL.md", "---\nname: Sub--Skill\ndescription: A sub-skill.\n---\n"),
+        lambda p: p.write("sub-skill/SKILL.md", "---\nname: sub-skill\ndescription: A sub-skill.\n---\n"),
+    ),
+    "SC503": (
+        lambda p: p.write("sub/SKILL.md", "---\nname: other\ndescription: A sub-skill.\n---\n"),
+        lambda p: p.write("other/SKILL.md", "---\nname: other\ndescription: A sub-skill.\n---\n"),
+    ),
+    "SC504": (
+        lambda p: p.write("sub/SKILL.md", "---\nname: sub\ndescription: Use for <html> pages.\n---\n"),
+        lambda p: p.write("sub/SKILL.md", "---\nname: sub\ndescription: Use for HTML pages.\n---\n"),
+    ),
+    "SC505": (
+        lambda p: p.write("sub/SKILL.md", "---\nname: sub\ndescription: A sub-skill.\ntags: [a]\n---\n"),
+        lambda p: p.write("sub/SKILL.md", "---\nname: sub\ndescription: A sub-skill.\nmetadata:\n  owner: us\n---\n"),
+    ),
+    "SC506": (
+        lambda p: p.write("sub/SKILL.md", "---\nname: sub\ndescription: A sub-skill.\n---\n" + "line\n" * 500),
+        lambda p: p.write("sub/SKILL.md", "---\nname: sub\ndescription: A sub-skill.\n---\n" + "line\n" * 490),
+    ),
+    "SC601": (
+        lambda p: p.replace("SKILL.md", "(notes.md)", "(note.md)"),
+        lambda p: p.replace("SKILL.md", "(notes.md)", "(docs/evidence/)"),
+    ),
+    "SC602": (
+        lambda p: p.replace("SKILL.md", "(#pkg)", "(notes.md#missing)"),
+        lambda p: p.replace("SKILL.md", "(#pkg)", "(notes.md#notes)"),
+    ),
+}
+
+
+def test_every_code_has_a_case() -> None:
+    assert set(CASES) == set(CODES)
+
+
+@pytest.mark.parametrize("code", sorted(CASES))
+def test_code_fires(pkg: Package, code: str) -> None:
+    CASES[code][0](pkg)
+    found = codes(pkg)
+    assert code in found, found
+
+
+@pytest.mark.parametrize("code", sorted(CASES))
+def test_code_twin_is_clean(pkg: Package, code: str) -> None:
+    CASES[code][1](pkg)
+    assert [d.format() for d in check(pkg.root).diagnostics] == []
+
+
+def test_symlink_escaping_the_evidence_folder(pkg: Package, tmp_path_factory) -> None:
+    outside = tmp_path_factory.mktemp("outside") / "src.md"
+    outside.write_text(pkg.read(SRC))
+    os.remove(pkg.root / SRC)
+    os.symlink(outside, pkg.root / SRC)
+    assert "SC202" in codes(pkg)
+
+
+def test_moved_quote_reports_the_new_range(pkg: Package) -> None:
+    _set_anchors(pkg, f"bug L{_silent()}, silent L{_silent()}")
+    [d] = check(pkg.root).diagnostics
+    assert d.code == "SC301"
+    assert f"docs/evidence/src.md L{_bug()}," in d.message
+    assert d.fix is not None and d.fix.new == f"L{_bug()}"
+
+
+def test_altered_quote_has_score_lines_and_word_diff(pkg: Package) -> None:
+    pkg.replace("SKILL.md", "> Assume you have a bug.", "> Assume that you have a bug.")
+    [d] = check(pkg.root).diagnostics
+    assert d.code == "SC302"
+    assert f"L{_bug()}-{_bug()}" in d.message
+    assert "[-that-]" in d.message
+    assert "score" in d.message

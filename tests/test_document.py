@@ -1,0 +1,96 @@
+"""What the Markdown model counts as a quote, reference, link and heading."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from skillcite.document import github_slug, parse_document
+from skillcite.textio import InputError, TextFile, line_starts
+
+
+def parse(text: str):
+    tf = TextFile(Path("doc.md"), text, False, line_starts(text))
+    return parse_document(Path("doc.md"), "doc.md", tf, lambda t, p: t == "cache")
+
+
+DEF = "\n\n[^a]: A. ([cache](e.md): L1)\n"
+
+
+def quotes(text: str) -> list[tuple[str, list[str]]]:
+    return [(q.text, q.labels) for q in parse(text + DEF).quotes]
+
+
+def test_inline_quote_directly_followed_by_reference() -> None:
+    assert quotes('He wrote "fail silently"[^a] once.') == [("fail silently", ["a"])]
+
+
+def test_closing_punctuation_allowed_between() -> None:
+    assert quotes('He wrote "fail silently".[^a]') == [("fail silently", ["a"])]
+    assert quotes("He wrote \u201cfail silently,\u201d[^a] once.") == [("fail silently,", ["a"])]
+
+
+def test_long_quote_in_a_sentence_ending_with_reference() -> None:
+    assert quotes('He says "assume a bug" when stuck.[^a]') == [("assume a bug", ["a"])]
+
+
+def test_short_quote_in_sentence_is_not_checked() -> None:
+    assert quotes('The "trick" works, he says.[^a]') == []
+
+
+def test_quote_in_an_earlier_sentence_is_not_checked() -> None:
+    assert quotes('Call it "a silly little name". Then cite.[^a]') == []
+
+
+def test_quotes_inside_code_are_ignored() -> None:
+    assert quotes('Use `x = "a b c"` to start.[^a]') == []
+
+
+def test_footnote_definitions_are_not_quotes() -> None:
+    assert quotes('Intro.[^a]\n\n[^b]: Jones, "A Long Post Title Here" (2021).') == []
+
+
+def test_blockquote_with_reference_and_emphasis() -> None:
+    doc = parse("> Neural nets *fail*\n> silently.[^a]" + DEF)
+    [q] = doc.quotes
+    assert (q.text, q.block, q.line, q.column) == ("Neural nets fail silently.", True, 1, 1)
+
+
+def test_blockquote_paragraphs_are_joined() -> None:
+    [q] = parse("> One.\n>\n> Two.[^a]" + DEF).quotes
+    assert q.text == "One. Two."
+
+
+def test_unsourced_blockquote_and_alert() -> None:
+    doc = parse("> A saying.\n\n> [!TIP]\n> An aside.\n")
+    assert [u.value for u in doc.unsourced] == ["A saying."]
+
+
+def test_undefined_reference_position() -> None:
+    doc = parse("Text.\n\nSee this.[^zz]\n")
+    [u] = doc.undefined
+    assert (u.value, u.line, u.column) == ("zz", 3, 10)
+
+
+def test_reference_positions() -> None:
+    doc = parse("A.[^a] and B.[^a]" + DEF)
+    assert [(r.line, r.column) for r in doc.references] == [(1, 3), (1, 14)]
+
+
+def test_slugs_follow_github() -> None:
+    assert github_slug("The Debugging Loop (v2)!") == "the-debugging-loop-v2"
+    doc = parse("# Intro\n\n## Intro\n\n## `code` & more\n")
+    assert {"intro", "intro-1", "code--more"} <= doc.slugs
+
+
+def test_invalid_front_matter_is_input_error() -> None:
+    with pytest.raises(InputError, match="invalid YAML"):
+        parse("---\nname: [unclosed\n---\n# x\n")
+
+
+def test_crlf_keeps_line_numbers() -> None:
+    doc = parse("# T\r\n\r\n> Quote here.[^a]\r\n\r\n[^a]: A. ([cache](e.md): L1)\r\n")
+    [q] = doc.quotes
+    assert q.line == 3
+    assert doc.definitions[0].line == 5

@@ -1,0 +1,106 @@
+"""Locating quotes: each outcome, elisions, insertions, case, ranges, line maps."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from skillcite.anchors import Range
+from skillcite.evidence import Evidence
+from skillcite.matching import locate, word_diff
+
+TEXT = """---
+source: https://example.org
+---
+Line four holds the first sentence. It goes on here.
+Line five has [brackets] and dots... of its own.
+
+The Quick fox jumps over the lazy dog, then sleeps.
+A longer passage spans
+two physical lines of the file.
+"""
+
+
+def ev(tmp_path: Path, text: str = TEXT, newline: str = "\n") -> Evidence:
+    path = tmp_path / "e.md"
+    path.write_bytes(text.replace("\n", newline).encode())
+    return Evidence.load(path, "e.md")
+
+
+def at(*ranges: tuple[int, int]) -> list[list[Range]]:
+    return [[Range(a, b)] for a, b in ranges]
+
+
+def test_verified_in_range(tmp_path: Path) -> None:
+    assert locate("the first sentence", ev(tmp_path), at((4, 4))).status == "verified"
+
+
+def test_quote_across_lines(tmp_path: Path) -> None:
+    assert locate("A longer passage spans two physical lines", ev(tmp_path), at((8, 9))).status == "verified"
+
+
+def test_moved_reports_the_lines_where_it_is(tmp_path: Path) -> None:
+    m = locate("A longer passage spans two physical lines", ev(tmp_path), at((4, 4)))
+    assert (m.status, m.lines) == ("moved", (8, 9))
+
+
+def test_first_letter_case_is_free(tmp_path: Path) -> None:
+    assert locate("The first sentence", ev(tmp_path), at((4, 4))).status == "verified"
+    assert locate("the Quick fox", ev(tmp_path), at((7, 7))).status == "verified"
+
+
+def test_other_case_changes_are_differences(tmp_path: Path) -> None:
+    assert locate("the Quick Fox jumps", ev(tmp_path), at((7, 7))).status == "altered"
+
+
+def test_elision_segments_in_order(tmp_path: Path) -> None:
+    e = ev(tmp_path)
+    assert locate("Quick fox [...] then sleeps", e, at((7, 7))).status == "verified"
+    assert locate("then sleeps [...] Quick fox", e, at((7, 7))).status != "verified"
+
+
+def test_insertion_stands_for_a_short_span(tmp_path: Path) -> None:
+    assert locate("[the animal] jumps over the lazy dog", ev(tmp_path), at((7, 7))).status == "verified"
+    assert locate("The Quick [animal] jumps over", ev(tmp_path), at((7, 7))).status == "verified"
+
+
+def test_literal_brackets_and_ellipsis_match_first(tmp_path: Path) -> None:
+    assert locate("has [brackets] and dots... of its own", ev(tmp_path), at((5, 5))).status == "verified"
+
+
+def test_plus_joined_ranges(tmp_path: Path) -> None:
+    e = ev(tmp_path)
+    anchors = [[Range(4, 4), Range(7, 7)]]
+    assert locate("It goes on here. [...] The Quick fox", e, anchors).status == "verified"
+
+
+def test_union_of_anchors(tmp_path: Path) -> None:
+    assert locate("of its own. The Quick fox", ev(tmp_path), at((5, 5), (6, 7))).status == "verified"
+
+
+def test_altered_has_score_lines_and_diff(tmp_path: Path) -> None:
+    m = locate("The Quick fox leaps over the lazy dog, then sleeps", ev(tmp_path), at((7, 7)))
+    assert m.status == "altered" and m.lines == (7, 7)
+    assert 80 <= m.score < 100
+    assert "[-leaps-]" in m.diff and "{+jumps+}" in m.diff
+
+
+def test_not_found(tmp_path: Path) -> None:
+    assert locate("Completely unrelated words about gradient noise", ev(tmp_path), at((4, 9))).status == "notfound"
+
+
+def test_crlf_lines_as_github_shows(tmp_path: Path) -> None:
+    e = ev(tmp_path, newline="\r\n")
+    assert locate("A longer passage spans two physical lines", e, at((8, 9))).status == "verified"
+    m = locate("A longer passage spans two physical lines", e, at((4, 4)))
+    assert m.lines == (8, 9)
+
+
+def test_bom_does_not_shift_lines(tmp_path: Path) -> None:
+    path = tmp_path / "e.md"
+    path.write_bytes(b"\xef\xbb\xbf" + TEXT.encode())
+    e = Evidence.load(path, "e.md")
+    assert locate("The Quick fox jumps", e, at((7, 7))).status == "verified"
+
+
+def test_word_diff_marks_changes() -> None:
+    assert word_diff("a b c", "a x c") == "a [-b-] {+x+} c"

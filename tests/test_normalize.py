@@ -1,0 +1,67 @@
+"""Normalization: each rule of DESIGN §3, the offset map, idempotence."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skillcite.normalize import normalize, normalize_text
+
+
+def test_quotes_dashes_ellipsis_and_space() -> None:
+    assert normalize_text("\u201cHi\u201d \u2014  it\u2019s  fine\u2026") == "'Hi' - it's fine..."
+
+
+def test_runs_of_dashes_equal_one_dash() -> None:
+    assert normalize_text("a -- b --- c \u2013 d") == "a - b - c - d"
+
+
+def test_nfkc_and_combining_marks() -> None:
+    assert normalize_text("\ufb01ne caf\u0065\u0301") == normalize_text("fine caf\u00e9")
+
+
+def test_soft_hyphen_and_zero_width_dropped() -> None:
+    assert normalize_text("hy\u00adphen\u200b ated") == "hyphen ated"
+
+
+def test_markdown_inline_syntax_stripped() -> None:
+    raw = "Read *the* **docs** at [the site](https://x.org/a_(b)) `now` &amp; <b>then</b>[^1]"
+    assert normalize_text(raw) == "Read the docs at the site now & then"
+
+
+def test_escapes_and_underscores() -> None:
+    assert normalize_text(r"snake\_case and \*stars\*") == normalize_text("snake_case and *stars*")
+
+
+def test_leading_trailing_whitespace_and_crlf() -> None:
+    assert normalize_text("  a\r\n b \n") == "a b"
+
+
+def test_case_is_kept() -> None:
+    assert normalize_text("Assume A Bug") == "Assume A Bug"
+
+
+def test_offsets_map_back_to_source() -> None:
+    src = "zero\n\u201cone\u201d  two \u2014 *three*"
+    n = normalize(src, base=100)
+    i = n.text.index("two")
+    assert src[n.to_source(i) - 100 : n.to_source(i) - 100 + 3] == "two"
+    j = n.text.index("three")
+    assert src[n.to_source(j) - 100] == "t"
+    start, end = n.source_span(j, j + 5)
+    assert src[start - 100 : end - 100] == "three"
+
+
+@settings(max_examples=300)
+@given(st.text())
+def test_idempotent(text: str) -> None:
+    once = normalize_text(text)
+    assert normalize_text(once) == once
+
+
+@settings(max_examples=200)
+@given(st.text())
+def test_map_stays_inside_source(text: str) -> None:
+    n = normalize(text)
+    for i in range(len(n.text)):
+        assert 0 <= n.to_source(i) <= len(text)

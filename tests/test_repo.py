@@ -1,0 +1,55 @@
+"""The repository itself: strict check, docs in step, fixtures, code blocks."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from skillcite import CODES, check
+from skillcite.cli import main
+from skillcite.document import parser
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_repository_passes_strict_check() -> None:
+    r = CliRunner().invoke(main, ["check", str(ROOT), "--strict"])
+    assert r.exit_code == 0, r.output
+    assert " 0 errors, 0 warnings" in r.output
+
+
+def test_repository_has_quotes_to_verify() -> None:
+    report = check(ROOT)
+    assert report.quotes_verified >= 6
+    assert report.sources >= 3
+
+
+def test_codes_page_documents_every_code() -> None:
+    page = (ROOT / "docs/codes.md").read_text()
+    documented = set(re.findall(r"^## (SC\d{3})$", page, re.MULTILINE))
+    assert documented == set(CODES)
+
+
+def test_no_skill_md_committed_under_tests() -> None:
+    out = subprocess.run(["git", "ls-files", "tests"], cwd=ROOT, capture_output=True, text=True)
+    if out.returncode != 0:
+        pytest.skip("not a git checkout")
+    assert not [p for p in out.stdout.splitlines() if p.endswith("SKILL.md")]
+
+
+def _python_blocks():
+    for path in sorted([*ROOT.glob("refs/*.md"), ROOT / "PLAYBOOK.md", ROOT / "SKILL.md", *ROOT.glob("*/SKILL.md")]):
+        if not path.is_file():
+            continue
+        for tok in parser().parse(path.read_text()):
+            if tok.type == "fence" and tok.info.strip().split(" ")[0] in ("python", "py"):
+                yield pytest.param(path, tok.map[0] + 1, tok.content, id=f"{path.relative_to(ROOT)}:{tok.map[0] + 1}")
+
+
+@pytest.mark.parametrize("path,line,code", list(_python_blocks()))
+def test_python_blocks_compile(path: Path, line: int, code: str) -> None:
+    compile(code, f"{path}:{line}", "exec")

@@ -1,0 +1,450 @@
+"""``skillcite refresh``: are the cached passages still there upstream?
+
+For each evidence file the ``source:`` URL is fetched (:mod:`.fetch`), its
+text extracted (HTML through trafilatura, plain text as is), and every
+passage of the excerpt (blocks of the body between lines ``[...]``) looked
+up in it after :func:`~skillcite.normalize.normalize` on both sides. Each
+source gets one status:
+
+``ok``             every passage found verbatim (score 100)
+``changed``        some passage not found; each is listed with its first
+                   line in the evidence file and its best fuzzy score
+``moved``          a permanent redirect (301/308); passages found at the new URL
+``cannot verify``  401/403/429, 5xx or timeouts after retries, connection
+                   errors, size cap, unsupported content, notes/transcripts
+``gone``           404 or 410
+
+Exit status 1 when a source is changed or gone. ``requests``, ``trafilatura``
+and ``rapidfuzz`` are imported inside the functions that run a refresh, never
+at import time: ``cli.py`` imports this module and ``check`` must stay light.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+import sys
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import click
+import yaml
+
+from .config import load_config
+from .evidence import Evidence, split_front_matter
+from .fetch import DEFAULT_MAX_BYTES, FetchConfig, Fetcher, FetchResult, decode_body, media_type
+from .normalize import normalize
+from .textio import BOM, InputError, TextFile, atomic_write, line_starts, read_text
+
+STATUSES = ("ok", "changed", "moved", "cannot verify", "gone")
+FAILING = frozenset({"changed", "gone"})  # statuses that make the exit status 1
+WRITABLE = frozenset({"ok", "changed", "moved"})  # fetched and compared: --write records them
+ELISION = "[...]"
+INSTALL_HINT = 'pip install -e ".[refresh]"'
+_HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+_PLAIN_TYPES = frozenset({"application/json", "application/xml", "application/x-markdown", "application/x-tex", "application/x-yaml"})
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+# --- passages and scores ---------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """One block of the excerpt: its first non-blank line and normalized text."""
+
+    line: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class PassageScore:
+    """How well one passage matched upstream (100 = found verbatim)."""
+
+    line: int
+    score: float
+    passage: str
+    found: str  # the closest upstream stretch (normalized), for --verbose diffs
+
+
+def split_passages(tf: TextFile, body_offset: int) -> list[Passage]:
+    """Blocks of the body separated by lines that are exactly ``[...]``."""
+    passages: list[Passage] = []
+    first = tf.line_of(body_offset) if body_offset < len(tf.text) else tf.line_count + 1
+    start: int | None = None  # first non-blank line of the current block
+    end = 0
+
+    def flush() -> None:
+        if start is not None:
+            lo, _ = tf.line_span(start, start)
+            _, hi = tf.line_span(end, end)
+            text = normalize(tf.text[lo:hi]).text
+            if text:
+                passages.append(Passage(start, text))
+
+    for number in range(first, tf.line_count + 1):
+        line = tf.line(number)
+        if line == ELISION:
+            flush()
+            start = None
+        elif line.strip():
+            start = number if start is None else start
+            end = number
+    flush()
+    return passages
+
+
+def score_passage(passage: Passage, upstream: list[str]) -> PassageScore:
+    """Best score of ``passage`` over the upstream texts (all normalized).
+
+    Containment is 100; otherwise rapidfuzz's ``partial_ratio``, capped at
+    99.9 so that only a verbatim match counts as found. When the upstream
+    text is shorter than the passage ``partial_ratio`` would score the
+    upstream inside the passage, so a plain ratio is used instead.
+    """
+    for hay in upstream:
+        if passage.text in hay:
+            return PassageScore(passage.line, 100.0, passage.text, passage.text)
+    from rapidfuzz import fuzz
+
+    best, found = 0.0, ""
+    for hay in upstream:
+        if not hay:
+            continue
+        if len(hay) >= len(passage.text):
+            res = fuzz.partial_ratio_alignment(passage.text, hay)
+            score, snippet = res.score, hay[res.dest_start : res.dest_end]
+        else:
+            score, snippet = fuzz.ratio(passage.text, hay), hay
+        if score > best:
+            best, found = score, snippet
+    return PassageScore(passage.line, round(min(best, 99.9), 1), passage.text, found)
+
+
+# --- extraction ------------------------------------------------------------
+
+
+class Unsupported(Exception):
+    """The response holds something we cannot turn into text."""
+
+
+def _sniff(body: bytes) -> str:
+    head = body[:2048].lstrip().lower()
+    if head.startswith(b"%pdf"):
+        return "application/pdf"
+    if head.startswith((b"<!doctype html", b"<html")) or b"<html" in head:
+        return "text/html"
+    return "text/plain"
+
+
+def extract_text(result: FetchResult) -> tuple[str, list[str]]:
+    """``(upstream_text, texts_to_search)`` for a fetched body.
+
+    For HTML the upstream text is trafilatura's main-content extraction; the
+    search also covers the whole page's text, because main-content
+    extraction sometimes drops a stretch the excerpt quotes (a caption, a
+    table, a sidebar note) and that is not a change upstream.
+    """
+    kind, _ = media_type(result.content_type)
+    if not kind or kind == "application/octet-stream":
+        kind = _sniff(result.body)
+    if kind in _HTML_TYPES:
+        import trafilatura
+
+        html = decode_body(result.body, result.content_type)
+        main = trafilatura.extract(html, favor_recall=True, include_comments=False, include_tables=True) or ""
+        whole = trafilatura.html2txt(html) or ""
+        return (main or whole), [main, whole]
+    if kind.startswith("text/") or kind in _PLAIN_TYPES or kind.endswith(("+json", "+xml")):
+        text = decode_body(result.body, result.content_type)
+        return text, [text]
+    raise Unsupported(f"{kind} is not HTML or plain text; no text extraction for it")
+
+
+# --- classification --------------------------------------------------------
+
+
+@dataclass(slots=True)
+class SourceReport:
+    """The outcome for one evidence file."""
+
+    id: str
+    path: Path
+    url: str | None
+    status: str
+    detail: str
+    scores: list[PassageScore] = field(default_factory=list)
+    upstream_sha256: str | None = None
+    written: bool = False
+
+    @property
+    def changed(self) -> list[PassageScore]:
+        """Passages below the threshold, in file order."""
+        return [s for s in self.scores if s.score < 100.0 or s.passage != s.found]
+
+
+def _redirect_note(result: FetchResult) -> str:
+    if not result.redirects:
+        return ""
+    hops = ", ".join(f"{r.status} to {r.target}" for r in result.redirects)
+    return f" (redirected: {hops})"
+
+
+def classify(ev_id: str, ev: Evidence, result: FetchResult | None, min_score: float = 100.0) -> SourceReport:
+    """Turn a fetch result into a status, a one-line detail and passage scores."""
+    data = (ev.front.data if ev.front else None) or {}
+    url = data.get("source") if isinstance(data.get("source"), str) else None
+    report = SourceReport(ev_id, ev.path, url, "cannot verify", "")
+    if ev.error or ev.file is None or ev.front is None:
+        report.detail = f"evidence file unreadable: {ev.error or 'no text'}"
+        return report
+    if result is None:
+        report.detail = "no source: URL in the front matter" if not url else "not fetched"
+        return report
+    note = _redirect_note(result)
+    if result.error:
+        report.detail = result.error + note
+        return report
+    code = f"HTTP {result.status} {result.reason}".rstrip()
+    if result.status in (404, 410):
+        report.status, report.detail = "gone", code + note
+        return report
+    if not result.has_body:
+        tries = f" after {result.attempts} attempts" if result.attempts > 1 else ""
+        report.detail = code + tries + note
+        return report
+    try:
+        upstream, texts = extract_text(result)
+    except Unsupported as exc:
+        report.detail = str(exc) + note
+        return report
+    if not upstream.strip():
+        report.detail = f"no text could be extracted from the page ({len(result.body):,} bytes){note}"
+        return report
+    report.upstream_sha256 = hashlib.sha256(upstream.encode("utf-8")).hexdigest()
+    moved = result.moved_to
+    moved_note = f"moved permanently to {moved}" if moved else ""
+    kind = data.get("kind", "excerpt")
+    if kind != "excerpt":
+        report.status = "moved" if moved else "cannot verify"
+        report.detail = "; ".join(filter(None, [moved_note, f"page reachable; kind {kind}: passages are not upstream text, not compared"]))
+        return report
+    passages = split_passages(ev.file, ev.front.body_offset)
+    normalized = [normalize(t).text for t in texts if t]
+    report.scores = [score_passage(p, normalized) for p in passages]
+    bad = [s for s in report.scores if s.score < min_score]
+    parts = []
+    if bad:
+        report.status = "changed"
+        listed = ", ".join(f"line {s.line} (score {s.score:g})" for s in bad)
+        parts.append(f"{len(bad)} of {len(passages)} passages not found: {listed}")
+    else:
+        report.status = "moved" if moved else "ok"
+        parts.append(f"{len(passages)} passage{'s' * (len(passages) != 1)} found")
+    if moved_note:
+        parts.append(moved_note)
+    elif result.redirects:
+        parts.append(note.strip(" ()"))
+    if result.from_cache:
+        parts.append("not modified (304), cached copy used")
+    recorded = data.get("upstream_sha256")
+    if isinstance(recorded, str) and recorded and recorded != report.upstream_sha256:
+        parts.append("upstream text differs from the last check")
+    if result.attempts > 1:
+        parts.append(f"{result.attempts} attempts")
+    report.detail = "; ".join(parts)
+    return report
+
+
+# --- front matter ----------------------------------------------------------
+
+
+def set_front_matter_keys(text: str, values: dict[str, str]) -> str:
+    """Set top-level ``key: value`` lines in the front matter of ``text``.
+
+    An existing line is replaced in place, a missing one is added before the
+    closing ``---`` with the block's own line ending; every other byte stays.
+    """
+    tf = TextFile(Path("-"), text, False, line_starts(text))
+    fm = split_front_matter(tf)
+    if fm.end_line == 0 or fm.data is None:
+        raise InputError(fm.error or "no YAML front matter")
+    head_end = tf.line_starts[fm.end_line - 1]
+    head, rest = text[:head_end], text[head_end:]
+    newline = "\r\n" if head.endswith("\r\n") else "\n"
+    for key, value in values.items():
+        line = re.compile(rf"^{re.escape(key)}:[^\r\n]*", re.MULTILINE)
+        if line.search(head):
+            head = line.sub(lambda _m: f"{key}: {value}", head, count=1)
+        else:
+            head += f"{key}: {value}{newline}"
+    return head + rest
+
+
+def record_check(path: Path, checked: str, upstream_sha256: str) -> bool:
+    """Write ``checked`` and ``upstream_sha256`` into ``path``; True if it changed.
+
+    The body is never touched (its lock stays valid); the result is re-parsed
+    and refused if the YAML would no longer read back the same.
+    """
+    tf = read_text(path)
+    old = split_front_matter(tf)
+    try:
+        new_text = set_front_matter_keys(tf.text, {"checked": checked, "upstream_sha256": upstream_sha256})
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
+    new = split_front_matter(TextFile(path, new_text, tf.bom, line_starts(new_text)))
+    expected = {**(old.data or {}), "checked": dt.date.fromisoformat(checked), "upstream_sha256": upstream_sha256}
+    if new.data != expected or new_text[new.body_offset :] != tf.text[old.body_offset :]:
+        raise InputError(f"{path}: refusing to write: front matter would not read back as intended")
+    if new_text == tf.text:
+        return False
+    atomic_write(path, ((BOM if tf.bom else "") + new_text).encode("utf-8"))
+    return True
+
+
+# --- running ---------------------------------------------------------------
+
+
+def evidence_files(root: Path, ids: tuple[str, ...] = ()) -> list[tuple[str, Path]]:
+    """``(id, path)`` of the evidence files to refresh; unknown ids are an error."""
+    folder = root / load_config(root).evidence
+    if not folder.is_dir():
+        raise InputError(f"{folder}: no evidence folder")
+    found = [(p.stem, p) for p in sorted(folder.rglob("*.md")) if p.name != "README.md"]
+    if not ids:
+        return found
+    known = {i for i, _ in found}
+    unknown = [i for i in ids if i not in known]
+    if unknown:
+        raise InputError(f"no evidence file with id {', '.join(unknown)} in {folder}")
+    wanted = set(ids)
+    return [(i, p) for i, p in found if i in wanted]
+
+
+def refresh_sources(
+    root: Path, ids: tuple[str, ...] = (), config: FetchConfig | None = None, jobs: int = 4,
+    min_score: float = 100.0, progress: Any = None,
+) -> list[SourceReport]:
+    """Fetch and classify every chosen source, ``jobs`` fetches at a time.
+
+    Each distinct URL is fetched once. Fetches run in threads (the per-host
+    gate keeps them polite); extraction and scoring run in this thread, as
+    results arrive, because they are CPU-bound and trafilatura's thread
+    safety is not documented. ``progress`` gets ``update(1)`` per source.
+    """
+    chosen = [(i, Evidence.load(p, str(p.relative_to(root) if p.is_relative_to(root) else p))) for i, p in evidence_files(root, ids)]
+    fetcher = Fetcher(config)
+    by_url: dict[str, list[tuple[str, Evidence]]] = {}
+    reports: dict[str, SourceReport] = {}
+    for ev_id, ev in chosen:
+        data = (ev.front.data if ev.front else None) or {}
+        url = data.get("source")
+        if ev.file is None or not isinstance(url, str) or not url.strip():
+            reports[str(ev.path)] = classify(ev_id, ev, None, min_score)
+            if progress is not None:
+                progress.update(1)
+        else:
+            by_url.setdefault(url.strip(), []).append((ev_id, ev))
+    with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="skillcite-fetch") as pool:
+        futures: dict[Future[FetchResult], str] = {pool.submit(fetcher.fetch, url): url for url in by_url}
+        for future in as_completed(futures):
+            result = future.result()
+            for ev_id, ev in by_url[futures[future]]:
+                reports[str(ev.path)] = classify(ev_id, ev, result, min_score)
+                if progress is not None:
+                    progress.update(1)
+    return [reports[str(ev.path)] for _, ev in chosen]
+
+
+def render_table(reports: list[SourceReport]) -> str:
+    """One row per source (id, status, detail) and a summary line."""
+    rows = [("id", "status", "detail")] + [(r.id, r.status, r.detail) for r in reports]
+    w_id = max(len(r[0]) for r in rows)
+    w_status = max(len(r[1]) for r in rows)
+    lines = [f"{a:<{w_id}}  {b:<{w_status}}  {c}".rstrip() for a, b, c in rows]
+    counts = ", ".join(f"{sum(r.status == s for r in reports)} {s}" for s in STATUSES)
+    lines.append(f"{len(reports)} source{'s' * (len(reports) != 1)}: {counts}")
+    return "\n".join(lines)
+
+
+def _fail(message: str) -> None:
+    click.echo(f"skillcite: error: {message}", err=True)
+    sys.exit(2)
+
+
+@click.command(context_settings=CONTEXT)
+@click.argument("ids", nargs=-1)
+@click.option("--root", default=".", type=click.Path(path_type=Path), help="Package root.")
+@click.option("--write", is_flag=True, help="Record checked: and upstream_sha256: in the front matter of fetched sources.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=20.0, show_default=True, help="Connect and read timeout, seconds.")
+@click.option("--jobs", type=click.IntRange(min=1), default=4, show_default=True, help="Parallel fetches.")
+@click.option("--delay", type=click.FloatRange(min=0), default=1.0, show_default=True, help="Seconds between two requests to one host.")
+@click.option("--retries", type=click.IntRange(0, 10), default=3, show_default=True, help="Retries after a timeout, 429 or 5xx.")
+@click.option("--backoff", type=click.FloatRange(min=0), default=1.0, show_default=True, help="First retry wait, seconds; doubles each retry.")
+@click.option("--max-wait", type=click.FloatRange(min=0), default=60.0, show_default=True, help="Longest single wait, Retry-After included.")
+@click.option("--max-bytes", type=click.IntRange(min=1), default=DEFAULT_MAX_BYTES, show_default=True, help="Body size cap.")
+@click.option("--min-score", type=click.FloatRange(0, 100), default=100.0, show_default=True, help="Passage score counted as found (100 = verbatim).")
+@click.option("--no-cache", is_flag=True, help="No conditional requests, no cache writes.")
+@click.option("-v", "--verbose", is_flag=True, help="Show a word diff for each passage not found.")
+def refresh(
+    ids: tuple[str, ...], root: Path, write: bool, timeout: float, jobs: int, delay: float, retries: int,
+    backoff: float, max_wait: float, max_bytes: int, min_score: float, no_cache: bool, verbose: bool,
+) -> None:
+    """Re-fetch each evidence source and report whether its passages are still there.
+
+    IDS are evidence file names without .md (default: all). Status per source:
+    ok, changed (passages not found, with line and score), moved (permanent
+    redirect), cannot verify (401/403/429/5xx, timeout, size cap, ...), gone
+    (404/410). Exit 1 when a source is changed or gone. Needs the extra:
+    pip install -e ".[refresh]". HTTP cache: $SKILLCITE_CACHE_DIR, else
+    $XDG_CACHE_HOME/skillcite or ~/.cache/skillcite.
+
+    \b
+    Examples:
+      skillcite refresh
+      skillcite refresh jones_rl_debugging --write
+      skillcite refresh --jobs 8 --timeout 10 -v
+    """
+    try:
+        import requests  # noqa: F401  (probe only: the fetcher imports it where used)
+        import trafilatura  # noqa: F401
+    except ImportError as exc:
+        reason = (str(exc).splitlines() or [type(exc).__name__])[0]
+        _fail(f"refresh needs the optional packages requests and trafilatura ({reason}); install them with: {INSTALL_HINT}")
+    config = FetchConfig(
+        timeout=timeout, retries=retries, backoff=backoff, max_wait=max_wait, max_bytes=max_bytes, host_delay=delay
+    )
+    if no_cache:
+        config.cache_dir = None
+    try:
+        total = len(evidence_files(root, ids))
+        bar = click.progressbar(length=total, label="refreshing", file=sys.stderr) if sys.stderr.isatty() else nullcontext()
+        with bar as progress:
+            reports = refresh_sources(root, ids, config, jobs, min_score, progress)
+        if write:
+            today = dt.date.today().isoformat()
+            for r in reports:
+                if r.status in WRITABLE and r.upstream_sha256:
+                    r.written = record_check(r.path, today, r.upstream_sha256)
+    except InputError as exc:
+        _fail(str(exc))
+    click.echo(render_table(reports))
+    if verbose:
+        _print_diffs(reports)
+    if write:
+        click.echo(f"recorded checked: {today} in {sum(r.written for r in reports)} file(s)")
+    sys.exit(1 if any(r.status in FAILING for r in reports) else 0)
+
+
+def _print_diffs(reports: list[SourceReport]) -> None:
+    from .matching import word_diff
+
+    for r in reports:
+        for s in r.scores:
+            if s.score < 100:
+                click.echo(f"\n{r.path}:{s.line}: score {s.score:g}\n  {word_diff(s.passage, s.found)}")
