@@ -63,6 +63,7 @@ class CacheLink:
     target: str  # link target without its fragment, as written
     fragment: str
     offset: int  # document offset of the link
+    end: int  # document offset just after the link's closing parenthesis
     anchors: list[Anchor] = field(default_factory=list)
     errors: list[tuple[int, str]] = field(default_factory=list)  # (offset, message)
 
@@ -118,7 +119,7 @@ def find_cache_links(text: str, start: int, end: int, is_cache) -> list[CacheLin
         path, fragment = split_target(m.group("target"))
         if not is_cache(m.group("text"), path):
             continue
-        link = CacheLink(path, fragment, m.start())
+        link = CacheLink(path, fragment, m.start(), m.end())
         if fragment:
             ranges = parse_fragment(fragment)
             if ranges is None:

@@ -15,7 +15,7 @@ from .document import Document, FootnoteDef, Quote, local_target, parse_document
 from .evidence import Evidence
 from .matching import Match, locate
 from .skills import check_skill
-from .textio import InputError, read_text
+from .textio import InputError, TextFile, line_starts, read_text
 
 _LINE_FRAGMENT = re.compile(r"L\d+(?:-L?\d+)?")
 _RANK = {"verified": 0, "moved": 1, "altered": 2, "notfound": 3}
@@ -63,7 +63,7 @@ class Report:
 class Checker:
     """Runs every rule of DESIGN §3-§5 over one root folder."""
 
-    def __init__(self, root: Path, config: Config | None = None) -> None:
+    def __init__(self, root: Path, config: Config | None = None, overrides: dict[Path, str] | None = None) -> None:
         if not root.exists():
             raise InputError(f"{root}: no such directory")
         if not root.is_dir():
@@ -73,6 +73,11 @@ class Checker:
         self.evidence_dir = (root / self.config.evidence).resolve()
         self.report = Report(root)
         self._docs_by_path: dict[Path, Document] = {}
+        # Documents checked from memory instead of disk (``fix`` re-checks
+        # its result before writing anything); keyed by resolved path.
+        self.overrides = overrides or {}
+        self._real: dict[Path, Path] = {}
+        self._resolved: dict[tuple[Path, str], tuple[Path | None, str | None]] = {}
 
     # -- discovery -----------------------------------------------------
     def rel(self, path: Path) -> str:
@@ -118,12 +123,19 @@ class Checker:
         """Read and parse one document (cached)."""
         key = path.resolve()
         if key not in self._docs_by_path:
-            self._docs_by_path[key] = parse_document(path, self.rel(path), read_text(path), self.is_cache_for(path))
+            if key in self.overrides:
+                text = self.overrides[key]
+                file = TextFile(path, text, False, line_starts(text))
+            else:
+                file = read_text(path)
+            self._docs_by_path[key] = parse_document(path, self.rel(path), file, self.is_cache_for(path))
         return self._docs_by_path[key]
 
     def evidence(self, path: Path) -> Evidence:
         """Load one evidence file (cached by resolved path)."""
-        key = path.resolve()
+        key = self._real.get(path)
+        if key is None:
+            key = self._real[path] = path.resolve()
         ev = self.report.evidence.get(key)
         if ev is None:
             ev = Evidence.load(path, self.rel(path))
@@ -188,7 +200,13 @@ class Checker:
         self.check_links(doc)
 
     def resolve_cache(self, doc: Document, link: CacheLink) -> tuple[Path | None, str | None]:
-        """The evidence path of a cache link, or ``(None, code)`` on failure."""
+        """The evidence path of a cache link, or ``(None, code)`` on failure (cached)."""
+        key = (doc.path.parent, link.target)
+        if key not in self._resolved:
+            self._resolved[key] = self._resolve_cache(doc, link)
+        return self._resolved[key]
+
+    def _resolve_cache(self, doc: Document, link: CacheLink) -> tuple[Path | None, str | None]:
         target = unquote(link.target)
         if not target:
             return None, "SC201"
@@ -214,7 +232,7 @@ class Checker:
             return
         assert path is not None
         ev = self.evidence(path)
-        cited.add(path.resolve())
+        cited.add(self._real.get(path) or path.resolve())
         if ev.file is None:
             self.emit("SC203", rel, line, col, f"cache link {link.target!r}: {ev.error}")
             return

@@ -21,6 +21,7 @@ from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
 from .anchors import CacheLink, find_cache_links
+from .evidence import load_yaml
 from .textio import InputError, TextFile
 
 REF = "\ue000"  # stands for a footnote reference in flattened inline text
@@ -38,7 +39,7 @@ _WORD = re.compile(r"\w+")
 @lru_cache(maxsize=1)
 def parser() -> MarkdownIt:
     """The shared CommonMark parser with front matter, footnotes and tables."""
-    md = MarkdownIt("commonmark").use(front_matter_plugin).use(footnote_plugin, move_to_end=False)
+    md = MarkdownIt("commonmark").use(front_matter_plugin).use(footnote_plugin, inline=False, move_to_end=False)
     md.enable("table")
     return md
 
@@ -255,7 +256,7 @@ class _Builder:
     def front_matter(self, tok: Token) -> None:
         self.doc.front_matter_line = 1
         try:
-            data = yaml.safe_load(tok.content) if tok.content.strip() else {}
+            data = load_yaml(tok.content) if tok.content.strip() else {}
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f"line {mark.line + 2}" if mark is not None else "front matter"

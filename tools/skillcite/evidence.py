@@ -19,6 +19,14 @@ _SHA = re.compile(r"[0-9a-f]{64}")
 _FENCE = re.compile(r"---[ \t]*\r?")
 
 
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def load_yaml(text: str):
+    """Safe YAML load, with libyaml's C loader when present (much faster)."""
+    return yaml.load(text, Loader=_LOADER)  # noqa: S506 - a safe loader
+
+
 @dataclass(slots=True)
 class FrontMatter:
     """The YAML block at the top of a file: its data and where it ends."""
@@ -39,7 +47,7 @@ def split_front_matter(tf: TextFile) -> FrontMatter:
             block = tf.text[start : tf.line_starts[number - 1]]
             body = tf.line_starts[number] if number < len(tf.line_starts) else len(tf.text)
             try:
-                data = yaml.safe_load(block) if block.strip() else {}
+                data = load_yaml(block) if block.strip() else {}
             except yaml.YAMLError as exc:
                 mark = getattr(exc, "problem_mark", None)
                 where = f" (line {mark.line + 2})" if mark is not None else ""
@@ -96,11 +104,12 @@ class Evidence:
             self._whole = normalize(self.file.text)
         return self._whole
 
-    def lines_normalized(self, first: int, last: int) -> Normalized:
-        """Lines ``first..last`` (1-based, inclusive) normalized, offsets file-wide."""
+    def norm_span(self, first: int, last: int) -> tuple[int, int]:
+        """Bounds in :meth:`whole` of lines ``first..last`` (1-based, inclusive)."""
         assert self.file is not None
         start, end = self.file.line_span(first, last)
-        return normalize(self.file.text[start:end], start)
+        whole = self.whole()
+        return whole.from_source(start), whole.from_source(end)
 
     def is_blank(self, first: int, last: int) -> bool:
         """True when lines ``first..last`` hold only whitespace."""

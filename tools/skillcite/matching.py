@@ -19,7 +19,6 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from rapidfuzz import fuzz
 
 from .anchors import Range
 from .evidence import Evidence
@@ -108,20 +107,21 @@ def compile_quote(quote: str) -> QuotePattern | None:
     return QuotePattern(text, literal, segmented, " ".join(fuzzy_text.split()))
 
 
-def _search(patterns: tuple[re.Pattern[str], ...], haystack: str) -> re.Match[str] | None:
+def _search(patterns: tuple[re.Pattern[str], ...], haystack: str, lo: int = 0, hi: int | None = None) -> re.Match[str] | None:
     best = None
+    end = len(haystack) if hi is None else hi
     for p in patterns:
-        m = p.search(haystack)
+        m = p.search(haystack, lo, end)
         if m and (best is None or m.start() < best.start()):
             best = m
     return best
 
 
-def find_exact(qp: QuotePattern, norm: Normalized) -> tuple[int, int] | None:
-    """Normalized span of the quote in ``norm``: literal first, then segments."""
-    m = _search(qp.literal, norm.text)
+def find_exact(qp: QuotePattern, text: str, lo: int = 0, hi: int | None = None) -> tuple[int, int] | None:
+    """Span of the quote in ``text[lo:hi]``: literal first, then segments."""
+    m = _search(qp.literal, text, lo, hi)
     if m is None and qp.segmented:
-        m = _search(qp.segmented, norm.text)
+        m = _search(qp.segmented, text, lo, hi)
     return m.span() if m else None
 
 
@@ -156,13 +156,16 @@ def word_diff(quoted: str, found: str, context: int = 3) -> str:
     return " ".join(out)
 
 
-def _fuzzy(qp: QuotePattern, norm: Normalized) -> tuple[float, tuple[int, int]] | None:
-    if not norm.text:
+def _fuzzy(qp: QuotePattern, text: str, lo: int, hi: int) -> tuple[float, tuple[int, int]] | None:
+    if hi <= lo:
         return None
-    res = fuzz.partial_ratio_alignment(qp.fuzzy_text, norm.text, score_cutoff=ALTERED_THRESHOLD)
+    from rapidfuzz import fuzz  # only quotes that failed to match pay for the import
+
+    res = fuzz.partial_ratio_alignment(qp.fuzzy_text, text[lo:hi], score_cutoff=ALTERED_THRESHOLD)
     if res is None:
         return None
-    return res.score, _word_bounds(norm.text, res.dest_start, res.dest_end)
+    a, b = _word_bounds(text, lo + res.dest_start, lo + res.dest_end)
+    return res.score, (a, b)
 
 
 def _word_bounds(text: str, start: int, end: int) -> tuple[int, int]:
@@ -190,60 +193,45 @@ def locate(quote: str, ev: Evidence, anchors: list[list[Range]]) -> Match:
 
     Each anchor (a comma item: one or more ranges joined with ``+``) is tried
     on its own, then all of them together, so a quote may sit in any one
-    anchor or span several.
+    anchor or span several. The evidence file is normalized once and every
+    region is a slice of it, so many quotes citing one file stay cheap.
     """
     qp = compile_quote(quote)
     if qp is None or ev.file is None:
         return Match("verified")
     total = ev.line_count
+    whole = ev.whole()
+    text = whole.text
     valid = [[r for r in ranges if 1 <= r.start <= r.end <= total] for ranges in anchors]
     valid = [v for v in valid if v]
-    regions: list[Normalized] = []
     for ranges in valid:
-        regions.append(_joined(ev, ranges))
+        spans = [ev.norm_span(r.start, r.end) for r in ranges]
+        if len(spans) == 1:
+            if find_exact(qp, text, *spans[0]):
+                return Match("verified")
+        elif find_exact(qp, " ".join(text[a:b].strip(" ") for a, b in spans)):
+            return Match("verified")
     if len(valid) > 1:
-        regions.append(_joined(ev, sorted({r for v in valid for r in v}, key=lambda r: (r.start, r.end))))
-    for region in regions:
-        if find_exact(qp, region):
+        union = sorted({r for v in valid for r in v}, key=lambda r: (r.start, r.end))
+        joined = " ".join(text[a:b].strip(" ") for a, b in (ev.norm_span(r.start, r.end) for r in union))
+        if find_exact(qp, joined):
             return Match("verified")
 
-    whole = ev.whole()
-    span = find_exact(qp, whole)
+    span = find_exact(qp, text)
     if span:
         return Match("moved", _lines(ev, whole, span))
 
-    best: tuple[float, tuple[int, int], Normalized] | None = None
+    best: tuple[float, tuple[int, int]] | None = None
     if valid:
-        lo = max(1, min(r.start for v in valid for r in v) - NEAR_LINES)
-        hi = min(total, max(r.end for v in valid for r in v) + NEAR_LINES)
-        near = ev.lines_normalized(lo, hi)
-        got = _fuzzy(qp, near)
-        if got:
-            best = (got[0], got[1], near)
+        lo_line = max(1, min(r.start for v in valid for r in v) - NEAR_LINES)
+        hi_line = min(total, max(r.end for v in valid for r in v) + NEAR_LINES)
+        best = _fuzzy(qp, text, *ev.norm_span(lo_line, hi_line))
     if best is None or best[0] < 100:
-        got = _fuzzy(qp, whole)
+        got = _fuzzy(qp, text, 0, len(text))
         if got and (best is None or got[0] > best[0] + 1e-9):
-            best = (got[0], got[1], whole)
+            best = got
     if best is None:
         return Match("notfound")
-    score, span, norm = best
-    found = norm.text[span[0] : span[1]]
-    return Match("altered", _lines(ev, norm, span), round(score, 1), word_diff(qp.fuzzy_text, found))
-
-
-def _joined(ev: Evidence, ranges: list[Range]) -> Normalized:
-    """Normalize several ranges as one text (offsets stay file-wide)."""
-    if len(ranges) == 1:
-        return ev.lines_normalized(ranges[0].start, ranges[0].end)
-    parts = [ev.lines_normalized(r.start, r.end) for r in ranges]
-    text = " ".join(p.text for p in parts)
-    out = Normalized(text)
-    shift = 0
-    for p in parts:
-        for k in range(len(p.norm_starts)):
-            out.norm_starts.append(p.norm_starts[k] + shift)
-            out.orig_starts.append(p.orig_starts[k])
-            out.linear.append(p.linear[k])
-        shift += len(p.text) + 1
-    out.orig_end = parts[-1].orig_end
-    return out
+    score, span = best
+    found = text[span[0] : span[1]]
+    return Match("altered", _lines(ev, whole, span), round(score, 1), word_diff(qp.fuzzy_text, found))

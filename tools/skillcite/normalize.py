@@ -25,12 +25,12 @@ import html
 import re
 import unicodedata
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
 _DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2e3a\u2e3b\ufe58\ufe63\uff0d-"
 _QUOTES = "\"'\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f\u2032\u2033\u00ab\u00bb\u2039\u203a\u00b4"
-_DROP = "\u00ad\u200b\u200c\u200d\u2060\ufeff*_`"
+_DROP = "\u00ad\u200b\u200c\u200d\u2060\ufeff*_`\\"
 _FOLDED = frozenset(_DASHES + _QUOTES + _DROP + "\u2026")
 
 # Order matters: markup constructs first, then single characters. A plain
@@ -44,13 +44,12 @@ _TOKEN = re.compile(
     r"|(?P<linkhead>!?\[(?=[^\]\n]*\]\())"
     r"|(?P<tag></?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>|<!--.*?-->)"
     r"|(?P<entity>&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});)"
-    r"|(?P<escape>\\(?=[!-/:-@\[-`{-~]))"
     r"|(?P<dash>[" + re.escape(_DASHES) + r"]+)"
     r"|(?P<strike>~~)"
     r"|(?P<other>.)",
     re.DOTALL,
 )
-_SILENT = frozenset({"linktail", "footref", "linkhead", "tag", "escape", "strike"})
+_SILENT = frozenset({"linktail", "footref", "linkhead", "tag", "strike"})
 
 
 @dataclass(slots=True)
@@ -79,6 +78,17 @@ class Normalized:
         if self.linear[k]:
             return self.orig_starts[k] + (index - self.norm_starts[k])
         return self.orig_starts[k]
+
+    def from_source(self, offset: int) -> int:
+        """First normalized offset whose text comes from ``offset`` or later."""
+        k = bisect_left(self.orig_starts, offset)
+        if k > 0 and self.linear[k - 1]:
+            # ``offset`` may fall inside a linear piece that starts before it.
+            inside = offset - self.orig_starts[k - 1]
+            end = self.norm_starts[k] if k < len(self.norm_starts) else len(self.text)
+            if inside < end - self.norm_starts[k - 1]:
+                return self.norm_starts[k - 1] + inside
+        return self.norm_starts[k] if k < len(self.norm_starts) else len(self.text)
 
     def source_span(self, start: int, end: int) -> tuple[int, int]:
         """Map a half-open normalized span to a half-open source span."""

@@ -1,0 +1,214 @@
+"""Benchmark ``skillcite check``: scale, fuzzy relocation, big files, imports.
+
+Run from the repository root::
+
+    python bench/check_speed.py            # 1x, 10x, 100x
+    python bench/check_speed.py --scales 1 10
+
+It prints numbers and asserts nothing: the targets are in the issue and the
+results go into the closing note. Synthetic packages are generated under a
+temporary folder with the repository's own shape (documents, quotes per
+document, evidence files and their size), measured first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+WORDS = (
+    "loss gradient batch seed learning rate model data label noise overfit "
+    "validation train step warmup clip norm layer weight bias update signal "
+    "check assume bug silent fail inspect baseline probe reward policy value"
+).split()
+
+
+def repo_shape() -> dict[str, int]:
+    """Documents, quotes and evidence bytes of the real repository."""
+    sys.path.insert(0, str(REPO / "tools"))
+    from skillcite import check
+
+    report = check(REPO)
+    ev_bytes = sum(len(e.file.text) for e in report.evidence.values() if e.file)
+    return {
+        "docs": len(report.documents),
+        "quotes": len(report.outcomes),
+        "sources": len(report.evidence),
+        "evidence_bytes": ev_bytes,
+    }
+
+
+def sentence(rng: random.Random, n: int = 14) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n)).capitalize() + "."
+
+
+def generate(root: Path, shape: dict[str, int], scale: int, seed: int = 0) -> None:
+    """Write a package ``scale`` times the repository's size under ``root``."""
+    rng = random.Random(seed)
+    (root / "docs/evidence").mkdir(parents=True)
+    (root / "pyproject.toml").write_text('[tool.skillcite]\nevidence = "docs/evidence"\n')
+    n_sources = shape["sources"] * scale
+    lines_per_source = max(20, shape["evidence_bytes"] // max(shape["sources"], 1) // 100)
+    passages: list[tuple[str, int, str]] = []
+    for s in range(n_sources):
+        body_lines = [sentence(rng) for _ in range(lines_per_source)]
+        body = "\n".join(body_lines) + "\n"
+        digest = hashlib.sha256(body.encode()).hexdigest()
+        front = (
+            f"---\nsource: https://example.org/{s}\ntitle: Source {s}\nauthor: A\nretrieved: 2026-11-22\n"
+            f"kind: excerpt\nlicense: CC BY 4.0\nsha256: {digest}\n---\n"
+        )
+        (root / f"docs/evidence/s{s}.md").write_text(front + body)
+        offset = front.count("\n")
+        for k in rng.sample(range(lines_per_source), k=min(6, lines_per_source)):
+            passages.append((f"s{s}", offset + k + 1, body_lines[k]))
+    n_docs = shape["docs"] * scale
+    per_doc = max(1, shape["quotes"] * scale // n_docs)
+    rng.shuffle(passages)
+    cursor = 0
+    for d in range(n_docs):
+        out = [f"# Document {d}\n"]
+        defs = []
+        for q in range(per_doc):
+            src, line, text = passages[cursor % len(passages)]
+            cursor += 1
+            out.append(f"> {text}[^q{q}]\n\nOur own words about it.\n")
+            defs.append(f"[^q{q}]: A. ([cache](../docs/evidence/{src}.md): L{line})")
+        folder = root / f"d{d // 50}"
+        folder.mkdir(exist_ok=True)
+        (folder / f"doc{d}.md").write_text("\n".join(out) + "\n" + "\n".join(defs) + "\n")
+    # Cite every source at least once so nothing is reported uncited.
+    cited = {p[0] for p in passages[:cursor]}
+    rest = [p for p in passages if p[0] not in cited]
+    seen: set[str] = set()
+    lines = ["# Index\n"]
+    defs = []
+    for i, (src, line, text) in enumerate(rest):
+        if src in seen:
+            continue
+        seen.add(src)
+        lines.append(f"> {text}[^i{i}]\n")
+        defs.append(f"[^i{i}]: A. ([cache](docs/evidence/{src}.md): L{line})")
+    (root / "index.md").write_text("\n".join(lines) + "\n" + "\n".join(defs) + "\n")
+
+
+def run_check(root: Path) -> tuple[float, int, str]:
+    """Wall seconds, peak RSS (KB) and summary line of one check process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "skillcite", "check", str(root)], capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return wall, max(peak, before), proc.stdout.strip().splitlines()[-1]
+
+
+def startup() -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import skillcite.cli"], check=True)
+    return time.perf_counter() - start
+
+
+def fuzzy_relocation_ms(size: int = 1_000_000, repeats: int = 5) -> float:
+    """Median ms to locate one altered 300-character quote in a ``size`` file."""
+    sys.path.insert(0, str(REPO / "tools"))
+    from skillcite.anchors import Range
+    from skillcite.evidence import Evidence
+
+    rng = random.Random(1)
+    text = "---\nsource: https://x\n---\n"
+    lines = []
+    while len(text) < size:
+        line = sentence(rng, 16)
+        lines.append(line)
+        text += line + "\n"
+    target = len(lines) // 2
+    quote = lines[target] + " " + lines[target + 1] + " " + lines[target + 2]
+    quote = quote[:300].rsplit(" ", 1)[0]
+    altered = quote.replace(" ", " very ", 1)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "e.md"
+        path.write_text(text)
+        times = []
+        for _ in range(repeats):
+            from skillcite.matching import compile_quote, locate
+
+            compile_quote.cache_clear()
+            ev = Evidence.load(path, "e.md")
+            ev.whole()  # normalization is shared by all quotes of a file; time the search
+            start = time.perf_counter()
+            m = locate(altered, ev, [[Range(5, 6)]])
+            times.append((time.perf_counter() - start) * 1000)
+            assert m.status == "altered", m
+    return sorted(times)[len(times) // 2]
+
+
+def big_file_seconds(megabytes: int) -> float:
+    """Seconds to check a package whose one evidence file has ``megabytes`` MB."""
+    rng = random.Random(2)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        chunk = "\n".join(sentence(rng, 16) for _ in range(2000)) + "\n"
+        body = chunk * max(1, megabytes * 1_000_000 // len(chunk))
+        first = body.split("\n", 1)[0]
+        digest = hashlib.sha256(body.encode()).hexdigest()
+        (root / "docs/evidence").mkdir(parents=True)
+        front = f"---\nsource: https://x.org\ntitle: t\nauthor: a\nretrieved: 2026-11-22\nkind: excerpt\nlicense: x\nsha256: {digest}\n---\n"
+        (root / "docs/evidence/big.md").write_text(front + body)
+        (root / "doc.md").write_text(f"> {first}[^a]\n\n[^a]: A. ([cache](docs/evidence/big.md): L{front.count(chr(10)) + 3})\n")
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "skillcite", "check", str(root)], capture_output=True)
+        return time.perf_counter() - start
+
+
+def importtime() -> str:
+    out = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "import skillcite.cli, skillcite.check"],
+        capture_output=True, text=True,
+    ).stderr
+    heavy = [line for line in out.splitlines() if any(m in line for m in ("requests", "trafilatura"))]
+    total = out.strip().splitlines()[-1]
+    return ("requests/trafilatura imported: " + ("; ".join(heavy) if heavy else "no")) + "\n  last line: " + total
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--scales", type=int, nargs="+", default=[1, 10, 100])
+    args = ap.parse_args()
+
+    shape = repo_shape()
+    print(f"repository shape: {shape}")
+    walls = [run_check(REPO)[0] for _ in range(5)]
+    print(f"repository: median {sorted(walls)[2]:.3f} s wall (5 runs, interpreter start included)")
+    base = startup()
+    print(f"interpreter + imports alone: {base:.3f} s")
+    results = {}
+    for scale in args.scales:
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            generate(root, shape, scale)
+            wall, peak, summary = run_check(root)
+            results[scale] = wall
+            quotes = int(summary.split(": ")[1].split(" ")[0])
+            print(
+                f"{scale:>4}x: {wall:7.3f} s wall, peak RSS {peak / 1024:7.1f} MB, "
+                f"{(wall - base) / max(quotes, 1) * 1e6:8.1f} us/quote after start-up | {summary}"
+            )
+    if 1 in results and 100 in results:
+        ratio = (results[100] - base) / max(results[1] - base, 1e-9)
+        print(f"100x / 1x after start-up: {ratio:.1f}x (target <= 120x)")
+    print(f"altered 300-char quote in 1 MB: {fuzzy_relocation_ms():.1f} ms median (target <= 20 ms)")
+    for mb in (5, 50):
+        print(f"{mb:>3} MB evidence file: {big_file_seconds(mb):.2f} s")
+    print(importtime())
+
+
+if __name__ == "__main__":
+    main()
