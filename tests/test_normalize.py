@@ -65,3 +65,8 @@ def test_map_stays_inside_source(text: str) -> None:
     n = normalize(text)
     for i in range(len(n.text)):
         assert 0 <= n.to_source(i) <= len(text)
+
+
+def test_blockquote_markers_at_line_starts_dropped() -> None:
+    assert normalize_text("> one\n> two\n>> three\r\n> four") == "> one two three four"
+    assert normalize_text("a > b") == "a > b"

@@ -141,3 +141,49 @@ def stats(root: Path, fmt: str) -> None:
     except InputError as exc:
         _fail(str(exc))
     click.echo(render(rows, fmt))
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("root", default=".", type=click.Path(path_type=Path))
+@click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff and write nothing.")
+@click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 if anything would change.")
+def fix(root: Path, show_diff: bool, check_only: bool) -> None:
+    """Rewrite line anchors of moved quotes (and anchors into re-edited evidence).
+
+    Only anchor text in footnote definitions changes; altered or missing
+    quotes are reported, never touched. The result is re-checked first and
+    refused if it would add any finding.
+
+    \b
+    Examples:
+      skillcite fix --diff
+      skillcite fix
+      skillcite fix --check        # in CI: fail if anchors drifted
+    """
+    from .fix import plan_fixes, write
+
+    try:
+        plan = plan_fixes(root)
+    except InputError as exc:
+        _fail(str(exc))
+    for note in plan.unresolved:
+        click.echo(f"not fixed: {note}", err=True)
+    if plan.refused:
+        click.echo("refusing to write: the result would add these findings:", err=True)
+        for line in plan.refused:
+            click.echo(f"  {line}", err=True)
+        sys.exit(1)
+    changed = plan.changed
+    if show_diff or check_only:
+        if show_diff:
+            click.echo(plan.diff(), nl=False)
+        click.echo(f"{len(changed)} file{'s' * (len(changed) != 1)} would change ({plan.followed} moved quotes, {plan.carried} carried anchors)", err=True)
+        sys.exit(1 if (check_only and changed) or plan.unresolved else 0)
+    for path in write(plan):
+        click.echo(f"fixed {path}")
+    click.echo(f"{len(changed)} file{'s' * (len(changed) != 1)} changed ({plan.followed} moved quotes, {plan.carried} carried anchors)", err=True)
+    sys.exit(1 if plan.unresolved else 0)
+
+
+from .refresh import refresh as _refresh  # noqa: E402
+main.add_command(_refresh)

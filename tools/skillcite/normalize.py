@@ -38,6 +38,7 @@ _FOLDED = frozenset(_DASHES + _QUOTES + _DROP + "\u2026")
 _PLAIN = r"[A-Za-z0-9,.;:!?()/%+=#@$|{}]"
 _TOKEN = re.compile(
     rf"(?P<plain>{_PLAIN}+(?: {_PLAIN}+)*)"
+    r"|(?P<bq>\s*\n[ \t]*(?:>[ \t]?)+)"
     r"|(?P<ws>\s+)"
     r"|(?P<linktail>\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"\n]*\")?\))"
     r"|(?P<footref>\[\^[A-Za-z0-9_-]+\](?!:))"
@@ -168,7 +169,7 @@ def normalize(source: str, base: int = 0) -> Normalized:
             end = i + 1
         if kind == "plain":
             emit(m.group(), i, True)
-        elif kind == "ws":
+        elif kind in ("ws", "bq"):
             emit(" ", i, False)
         elif kind == "dash":
             emit("-", i, False)

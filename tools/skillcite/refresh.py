@@ -32,11 +32,11 @@ from pathlib import Path
 from typing import Any
 
 import click
-import yaml
 
 from .config import load_config
 from .evidence import Evidence, split_front_matter
-from .fetch import DEFAULT_MAX_BYTES, FetchConfig, Fetcher, FetchResult, decode_body, media_type
+from .extract import Unsupported, extract_text
+from .fetch import DEFAULT_MAX_BYTES, FetchConfig, Fetcher, FetchResult
 from .normalize import normalize
 from .textio import BOM, InputError, TextFile, atomic_write, line_starts, read_text
 
@@ -45,8 +45,6 @@ FAILING = frozenset({"changed", "gone"})  # statuses that make the exit status 1
 WRITABLE = frozenset({"ok", "changed", "moved"})  # fetched and compared: --write records them
 ELISION = "[...]"
 INSTALL_HINT = 'pip install -e ".[refresh]"'
-_HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
-_PLAIN_TYPES = frozenset({"application/json", "application/xml", "application/x-markdown", "application/x-tex", "application/x-yaml"})
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
@@ -117,52 +115,14 @@ def score_passage(passage: Passage, upstream: list[str]) -> PassageScore:
             continue
         if len(hay) >= len(passage.text):
             res = fuzz.partial_ratio_alignment(passage.text, hay)
+            if res is None:  # only with a score_cutoff, which we do not pass
+                continue
             score, snippet = res.score, hay[res.dest_start : res.dest_end]
         else:
             score, snippet = fuzz.ratio(passage.text, hay), hay
         if score > best:
             best, found = score, snippet
     return PassageScore(passage.line, round(min(best, 99.9), 1), passage.text, found)
-
-
-# --- extraction ------------------------------------------------------------
-
-
-class Unsupported(Exception):
-    """The response holds something we cannot turn into text."""
-
-
-def _sniff(body: bytes) -> str:
-    head = body[:2048].lstrip().lower()
-    if head.startswith(b"%pdf"):
-        return "application/pdf"
-    if head.startswith((b"<!doctype html", b"<html")) or b"<html" in head:
-        return "text/html"
-    return "text/plain"
-
-
-def extract_text(result: FetchResult) -> tuple[str, list[str]]:
-    """``(upstream_text, texts_to_search)`` for a fetched body.
-
-    For HTML the upstream text is trafilatura's main-content extraction; the
-    search also covers the whole page's text, because main-content
-    extraction sometimes drops a stretch the excerpt quotes (a caption, a
-    table, a sidebar note) and that is not a change upstream.
-    """
-    kind, _ = media_type(result.content_type)
-    if not kind or kind == "application/octet-stream":
-        kind = _sniff(result.body)
-    if kind in _HTML_TYPES:
-        import trafilatura
-
-        html = decode_body(result.body, result.content_type)
-        main = trafilatura.extract(html, favor_recall=True, include_comments=False, include_tables=True) or ""
-        whole = trafilatura.html2txt(html) or ""
-        return (main or whole), [main, whole]
-    if kind.startswith("text/") or kind in _PLAIN_TYPES or kind.endswith(("+json", "+xml")):
-        text = decode_body(result.body, result.content_type)
-        return text, [text]
-    raise Unsupported(f"{kind} is not HTML or plain text; no text extraction for it")
 
 
 # --- classification --------------------------------------------------------
@@ -180,11 +140,6 @@ class SourceReport:
     scores: list[PassageScore] = field(default_factory=list)
     upstream_sha256: str | None = None
     written: bool = False
-
-    @property
-    def changed(self) -> list[PassageScore]:
-        """Passages below the threshold, in file order."""
-        return [s for s in self.scores if s.score < 100.0 or s.passage != s.found]
 
 
 def _redirect_note(result: FetchResult) -> str:
@@ -218,7 +173,7 @@ def classify(ev_id: str, ev: Evidence, result: FetchResult | None, min_score: fl
         report.detail = code + tries + note
         return report
     try:
-        upstream, texts = extract_text(result)
+        upstream, texts = extract_text(result.body, result.content_type)
     except Unsupported as exc:
         report.detail = str(exc) + note
         return report
@@ -279,7 +234,7 @@ def set_front_matter_keys(text: str, values: dict[str, str]) -> str:
     for key, value in values.items():
         line = re.compile(rf"^{re.escape(key)}:[^\r\n]*", re.MULTILINE)
         if line.search(head):
-            head = line.sub(lambda _m: f"{key}: {value}", head, count=1)
+            head = line.sub(lambda _m, k=key, v=value: f"{k}: {v}", head, count=1)
         else:
             head += f"{key}: {value}{newline}"
     return head + rest

@@ -1,0 +1,443 @@
+"""HTTP fetching for ``skillcite refresh``: polite, bounded and cached.
+
+One :class:`Fetcher` serves a whole run. It
+
+* accepts only ``http`` and ``https`` URLs, on every redirect hop too;
+* follows redirects itself (so each hop is checked, paced and reported);
+* retries timeouts, connection errors, 429 and 5xx a bounded number of
+  times with exponential backoff, honouring ``Retry-After`` up to a cap;
+* streams bodies and aborts beyond a size cap (checked on decoded bytes, so
+  a compressed bomb is caught too);
+* keeps a delay between requests to the same host, across threads;
+* sends conditional requests (``If-None-Match`` / ``If-Modified-Since``)
+  from an on-disk cache and reuses the cached body on ``304``.
+
+``requests`` is imported only when the first request is made: ``skillcite
+check`` imports this package's CLI and must stay fast (DESIGN §5).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import email.utils
+import hashlib
+import json
+import os
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+from .textio import atomic_write
+
+DEFAULT_MAX_BYTES = 20 * 1024 * 1024
+REDIRECT_CODES = frozenset({301, 302, 303, 307, 308})
+PERMANENT_REDIRECTS = frozenset({301, 308})
+_CHUNK = 64 * 1024
+
+
+def tool_version() -> str:
+    """The skillcite version, for the User-Agent."""
+    from . import __version__
+
+    return __version__
+
+
+def project_url() -> str | None:
+    """The project's home page from the installed metadata, if declared."""
+    try:
+        from importlib.metadata import PackageNotFoundError, metadata
+
+        md = metadata("ml-debug")
+    except (ImportError, PackageNotFoundError):
+        return None
+    for entry in md.get_all("Project-URL") or []:
+        # "Homepage, https://..." - take the first declared URL.
+        _, _, url = entry.partition(",")
+        if url.strip():
+            return url.strip()
+    return md["Home-page"] if "Home-page" in md else None
+
+
+def default_user_agent() -> str:
+    """``skillcite/<version> (+<url>)``: names the tool so site owners can reach us."""
+    url = project_url()
+    return f"skillcite/{tool_version()} (+{url})" if url else f"skillcite/{tool_version()} (ml-debug evidence refresh)"
+
+
+def default_cache_dir() -> Path:
+    """``$SKILLCITE_CACHE_DIR``, else ``$XDG_CACHE_HOME/skillcite``, else ``~/.cache/skillcite``."""
+    override = os.environ.get("SKILLCITE_CACHE_DIR")
+    if override:
+        return Path(override)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
+    return base / "skillcite"
+
+
+@dataclass(slots=True)
+class FetchConfig:
+    """Limits and politeness for one run; tests shrink every delay."""
+
+    timeout: float = 20.0  # connect and read timeout, per socket operation
+    retries: int = 3  # further attempts after the first, per URL
+    backoff: float = 1.0  # first retry wait; doubles after each attempt
+    max_wait: float = 60.0  # cap on any one wait, Retry-After included
+    max_bytes: int = DEFAULT_MAX_BYTES
+    host_delay: float = 1.0  # least gap between two requests to one host
+    max_redirects: int = 10
+    total_timeout: float | None = None  # whole-response deadline; None: 6 x timeout
+    cache_dir: Path | None = field(default_factory=default_cache_dir)  # None: no cache
+    user_agent: str = field(default_factory=default_user_agent)
+    sleep: Callable[[float], None] = time.sleep  # injectable so tests can record waits
+
+
+@dataclass(frozen=True, slots=True)
+class Redirect:
+    """One redirect hop as the server sent it."""
+
+    status: int
+    source: str
+    target: str
+
+    @property
+    def permanent(self) -> bool:
+        """301 and 308 say the resource moved for good; 302/303/307 do not."""
+        return self.status in PERMANENT_REDIRECTS
+
+
+@dataclass(slots=True)
+class FetchResult:
+    """What came back for one URL: a final status and body, or an error."""
+
+    url: str
+    final_url: str
+    status: int | None = None  # last HTTP status (304 when the cache answered)
+    reason: str = ""
+    content_type: str = ""  # full Content-Type header of the body
+    body: bytes = b""
+    redirects: list[Redirect] = field(default_factory=list)
+    from_cache: bool = False
+    attempts: int = 0  # requests made for the last hop, retries included
+    error: str | None = None  # set when no usable HTTP answer was obtained
+
+    @property
+    def has_body(self) -> bool:
+        """True when :attr:`body` holds the resource (200-class, or 304 with cache)."""
+        if self.error is not None or self.status is None:
+            return False
+        return 200 <= self.status < 300 or (self.status == 304 and self.from_cache)
+
+    @property
+    def moved_to(self) -> str | None:
+        """The final URL when any hop was a permanent redirect."""
+        if any(r.permanent for r in self.redirects):
+            return self.final_url
+        return None
+
+
+# --- waits -----------------------------------------------------------------
+
+
+def parse_retry_after(value: str | None, now: dt.datetime | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.UTC)
+    now = now or dt.datetime.now(dt.UTC)
+    return max(0.0, (when - now).total_seconds())
+
+
+def retry_wait(config: FetchConfig, attempt: int, retry_after: float | None) -> float:
+    """Wait before retry number ``attempt + 1``: Retry-After if given, else backoff; capped."""
+    wait = retry_after if retry_after is not None else config.backoff * (2**attempt)
+    return max(0.0, min(wait, config.max_wait))
+
+
+class HostGate:
+    """Serializes and spaces requests per host (``host:port``), across threads.
+
+    A request holds its host's lock from the wait until its body is read, so
+    two threads never hit one host at once and the gap between the end of
+    one request and the start of the next is at least ``delay``.
+    """
+
+    def __init__(self, delay: float, sleep: Callable[[float], None], clock: Callable[[], float] = time.monotonic) -> None:
+        self.delay = delay
+        self._sleep = sleep
+        self._clock = clock
+        self._guard = threading.Lock()
+        self._locks: dict[str, threading.Lock] = {}
+        self._last: dict[str, float] = {}
+
+    @contextmanager
+    def slot(self, host: str) -> Iterator[None]:
+        """Context in which one request to ``host`` may run."""
+        with self._guard:
+            lock = self._locks.setdefault(host, threading.Lock())
+        with lock:
+            last = self._last.get(host)
+            if last is not None and self.delay > 0:
+                wait = last + self.delay - self._clock()
+                if wait > 0:
+                    self._sleep(wait)
+            try:
+                yield
+            finally:
+                self._last[host] = self._clock()
+
+
+# --- cache -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CacheEntry:
+    """Validators and body of an earlier 200 response for one URL."""
+
+    url: str
+    etag: str | None
+    last_modified: str | None
+    content_type: str
+    body: bytes
+
+
+class HttpCache:
+    """Bodies and validators on disk, one JSON + one body file per URL.
+
+    A damaged or mismatched entry is ignored (a full GET follows), never an
+    error: the cache is only an optimization.
+    """
+
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = folder
+
+    def _paths(self, url: str) -> tuple[Path, Path]:
+        assert self.folder is not None
+        key = hashlib.sha256(url.encode("utf-8")).hexdigest()
+        return self.folder / f"{key}.json", self.folder / f"{key}.body"
+
+    def get(self, url: str) -> CacheEntry | None:
+        """The stored entry for ``url``, or None."""
+        if self.folder is None:
+            return None
+        meta_path, body_path = self._paths(url)
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            body = body_path.read_bytes()
+        except (OSError, ValueError):
+            return None
+        if not isinstance(meta, dict) or meta.get("url") != url or meta.get("sha256") != hashlib.sha256(body).hexdigest():
+            return None
+        return CacheEntry(url, meta.get("etag"), meta.get("last_modified"), meta.get("content_type") or "", body)
+
+    def put(self, entry: CacheEntry) -> None:
+        """Store ``entry``; failures to write are ignored (read-only home, full disk)."""
+        if self.folder is None:
+            return
+        meta_path, body_path = self._paths(entry.url)
+        meta = {
+            "url": entry.url,
+            "etag": entry.etag,
+            "last_modified": entry.last_modified,
+            "content_type": entry.content_type,
+            "sha256": hashlib.sha256(entry.body).hexdigest(),
+            "stored": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        }
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            # Body first: the JSON names the body's digest, so a crash in
+            # between leaves an entry that get() rejects, not a wrong one.
+            atomic_write(body_path, entry.body)
+            atomic_write(meta_path, json.dumps(meta, indent=1).encode("utf-8"))
+        except OSError:
+            pass
+
+
+# --- fetching --------------------------------------------------------------
+
+
+class _Transient(Exception):
+    """A failure worth retrying (timeout, reset connection)."""
+
+
+class _Fatal(Exception):
+    """A failure retrying cannot fix (size cap, bad URL)."""
+
+
+@dataclass(slots=True)
+class _Answer:
+    status: int
+    reason: str
+    headers: dict[str, str]
+    body: bytes
+
+
+class Fetcher:
+    """Fetches URLs under one :class:`FetchConfig`; safe to share between threads."""
+
+    def __init__(self, config: FetchConfig | None = None) -> None:
+        self.config = config or FetchConfig()
+        self.gate = HostGate(self.config.host_delay, self.config.sleep)
+        self.cache = HttpCache(self.config.cache_dir)
+        # requests.Session is not documented as thread-safe: one per thread.
+        self._local = threading.local()
+
+    def _session(self) -> Any:
+        session = getattr(self._local, "session", None)
+        if session is None:
+            import requests
+            from requests.adapters import HTTPAdapter
+
+            session = requests.Session()
+            session.headers["User-Agent"] = self.config.user_agent
+            session.headers["Accept"] = "text/html,application/xhtml+xml,text/plain;q=0.9,text/markdown;q=0.9,*/*;q=0.5"
+            adapter = HTTPAdapter(max_retries=0)  # retries are ours, with backoff and Retry-After
+            session.mount("http://", adapter)
+            session.mount("https://", adapter)
+            self._local.session = session
+        return session
+
+    def fetch(self, url: str) -> FetchResult:
+        """GET ``url`` following redirects; never raises for network trouble."""
+        result = FetchResult(url, url)
+        current = url
+        for _ in range(self.config.max_redirects + 1):
+            parts = urlsplit(current)
+            if parts.scheme.lower() not in ("http", "https"):
+                result.error = f"unsupported URL scheme {parts.scheme + ':' if parts.scheme else '(none)'} in {current} (only http and https)"
+                return result
+            if not parts.hostname:
+                result.error = f"URL has no host: {current}"
+                return result
+            cached = self.cache.get(current)
+            answer = self._with_retries(current, parts.netloc.lower(), cached, result)
+            if answer is None:
+                return result
+            result.status, result.reason = answer.status, answer.reason
+            location = answer.headers.get("location")
+            if answer.status in REDIRECT_CODES and location:
+                target = urljoin(current, location.strip())
+                result.redirects.append(Redirect(answer.status, current, target))
+                result.final_url = current = target
+                continue
+            if answer.status == 304:
+                if cached is None:
+                    result.error = "HTTP 304 Not Modified, but there is no cached copy"
+                    return result
+                result.from_cache = True
+                result.body, result.content_type = cached.body, cached.content_type
+                return result
+            result.body = answer.body
+            result.content_type = answer.headers.get("content-type", "")
+            if 200 <= answer.status < 300:
+                etag, modified = answer.headers.get("etag"), answer.headers.get("last-modified")
+                if etag or modified:
+                    self.cache.put(CacheEntry(current, etag, modified, result.content_type, answer.body))
+            return result
+        result.error = f"more than {self.config.max_redirects} redirects"
+        return result
+
+    def _with_retries(self, url: str, host: str, cached: CacheEntry | None, result: FetchResult) -> _Answer | None:
+        """One hop with retries; None (and ``result.error`` set) when it failed."""
+        cfg = self.config
+        result.attempts = 0
+        answer: _Answer | None = None
+        error = ""
+        for attempt in range(cfg.retries + 1):
+            result.attempts += 1
+            retry_after: float | None = None
+            try:
+                answer = self._once(url, host, cached)
+            except _Fatal as exc:
+                result.error = str(exc)
+                return None
+            except _Transient as exc:
+                answer, error = None, str(exc)
+            else:
+                if answer.status != 429 and answer.status < 500:
+                    return answer
+                retry_after = parse_retry_after(answer.headers.get("retry-after"))
+            if attempt < cfg.retries:
+                cfg.sleep(retry_wait(cfg, attempt, retry_after))
+        if answer is not None:
+            return answer  # still 429/5xx: the caller reports the status
+        tries = f" after {result.attempts} attempts" if result.attempts > 1 else ""
+        result.error = f"{error}{tries}"
+        return None
+
+    def _once(self, url: str, host: str, cached: CacheEntry | None) -> _Answer:
+        import requests
+
+        cfg = self.config
+        headers: dict[str, str] = {}
+        if cached is not None:
+            if cached.etag:
+                headers["If-None-Match"] = cached.etag
+            if cached.last_modified:
+                headers["If-Modified-Since"] = cached.last_modified
+        with self.gate.slot(host):
+            started = time.monotonic()
+            try:
+                resp = self._session().get(
+                    url, headers=headers, timeout=(cfg.timeout, cfg.timeout), stream=True, allow_redirects=False
+                )
+            except requests.Timeout as exc:
+                raise _Transient(f"timed out ({cfg.timeout:g} s) fetching {url}") from exc
+            except (requests.exceptions.InvalidURL, requests.exceptions.InvalidSchema, requests.exceptions.MissingSchema) as exc:
+                raise _Fatal(f"invalid URL {url}: {exc}") from exc
+            except requests.RequestException as exc:
+                raise _Transient(f"connection error: {_short(exc)}") from exc
+            with resp:
+                answer = _Answer(resp.status_code, resp.reason or "", {k.lower(): v for k, v in resp.headers.items()}, b"")
+                if 200 <= resp.status_code < 300:
+                    answer.body = self._read_body(resp, url, started)
+        return answer
+
+    def _read_body(self, resp: Any, url: str, started: float) -> bytes:
+        """Stream the body, aborting beyond the size cap or the total deadline."""
+        import requests
+
+        cfg = self.config
+        declared = resp.headers.get("Content-Length", "")
+        if declared.isdigit() and int(declared) > cfg.max_bytes:
+            raise _Fatal(f"body too large: Content-Length {int(declared):,} bytes exceeds the {cfg.max_bytes:,}-byte cap")
+        deadline = started + (cfg.total_timeout if cfg.total_timeout is not None else 6 * cfg.timeout)
+        chunks: list[bytes] = []
+        size = 0
+        try:
+            for chunk in resp.iter_content(_CHUNK):
+                size += len(chunk)
+                if size > cfg.max_bytes:
+                    raise _Fatal(f"body too large: more than the {cfg.max_bytes:,}-byte cap")
+                if time.monotonic() > deadline:
+                    raise _Transient(f"timed out reading the body of {url}")
+                chunks.append(chunk)
+        except requests.RequestException as exc:
+            if "timed out" in str(exc).lower():
+                raise _Transient(f"timed out ({cfg.timeout:g} s) reading the body of {url}") from exc
+            raise _Transient(f"connection error while reading the body: {_short(exc)}") from exc
+        return b"".join(chunks)
+
+
+def _short(exc: BaseException) -> str:
+    """The innermost useful line of a requests/urllib3 error chain."""
+    text = str(exc)
+    m = re.search(r"\[Errno -?\d+\] ([^'\")]+)", text)
+    if m:
+        return m.group(1).strip()
+    return text.splitlines()[0][:200] if text else type(exc).__name__
