@@ -90,6 +90,14 @@ def skill_text(evidence: str = None) -> str:
     return SKILL.format(bug=line_of(ev, "Assume you have a bug"), silent=line_of(ev, "neural nets fail silently"))
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _private_cache(tmp_path_factory) -> None:
+    """Keep the on-disk parse cache of every test run out of the user's home."""
+    import os
+
+    os.environ["SKILLCITE_CACHE_DIR"] = str(tmp_path_factory.mktemp("skillcite-cache"))
+
+
 @pytest.fixture
 def pkg(tmp_path: Path) -> Package:
     """A clean package: one SKILL.md, one locked evidence file, one linked note."""

@@ -130,7 +130,9 @@ def test_config_moves_the_evidence_folder(pkg: Package) -> None:
 
 
 def test_every_command_help_has_an_example() -> None:
-    for name, command in main.commands.items():
+    names = main.list_commands(None)
+    assert {"check", "fix", "lock", "stats", "refresh"} <= set(names)
+    for name in names:
         r = run(name, "--help")
         assert r.exit_code == 0
         assert "Example" in r.output, name
@@ -164,3 +166,20 @@ def test_python_m_and_no_network_imports(pkg: Package) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.splitlines()[-1] == "exit 0 imported []"
+
+
+def test_cache_gives_the_same_result_and_survives_corruption(pkg: Package, tmp_path_factory, monkeypatch) -> None:
+    cache_dir = tmp_path_factory.mktemp("cache")
+    monkeypatch.setenv("SKILLCITE_CACHE_DIR", str(cache_dir))
+    pkg.replace("SKILL.md", "(notes.md)", "(gone.md)")
+    cold = run("check", str(pkg.root)).output
+    entries = [p for p in cache_dir.rglob("*") if p.is_file()]
+    assert entries, "the first run fills the cache"
+    assert run("check", str(pkg.root)).output == cold
+    for p in entries:
+        p.write_bytes(b"not a pickle")
+    assert run("check", str(pkg.root)).output == cold
+    assert run("check", str(pkg.root), "--no-cache").output == cold
+    # An edit misses the cache: the finding goes away.
+    pkg.replace("SKILL.md", "(gone.md)", "(notes.md)")
+    assert run("check", str(pkg.root)).exit_code == 0

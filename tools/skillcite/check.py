@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
+from dataclasses import fields as dataclass_fields
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -63,7 +64,13 @@ class Report:
 class Checker:
     """Runs every rule of DESIGN §3-§5 over one root folder."""
 
-    def __init__(self, root: Path, config: Config | None = None, overrides: dict[Path, str] | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        config: Config | None = None,
+        overrides: dict[Path, str] | None = None,
+        use_cache: bool = False,
+    ) -> None:
         if not root.exists():
             raise InputError(f"{root}: no such directory")
         if not root.is_dir():
@@ -76,8 +83,9 @@ class Checker:
         # Documents checked from memory instead of disk (``fix`` re-checks
         # its result before writing anything); keyed by resolved path.
         self.overrides = overrides or {}
+        self.use_cache = use_cache
         self._real: dict[Path, Path] = {}
-        self._resolved: dict[tuple[Path, str], tuple[Path | None, str | None]] = {}
+        self._resolved: dict[tuple[str, str], tuple[Path | None, str | None]] = {}
 
     # -- discovery -----------------------------------------------------
     def rel(self, path: Path) -> str:
@@ -128,8 +136,22 @@ class Checker:
                 file = TextFile(path, text, False, line_starts(text))
             else:
                 file = read_text(path)
-            self._docs_by_path[key] = parse_document(path, self.rel(path), file, self.is_cache_for(path))
+            self._docs_by_path[key] = self._parse(key, path, file)
         return self._docs_by_path[key]
+
+    def _parse(self, key: Path, path: Path, file: TextFile) -> Document:
+        """Parse, or reuse a cached parse of the same bytes at the same place."""
+        if not self.use_cache or key in self.overrides:
+            return parse_document(path, self.rel(path), file, self.is_cache_for(path))
+        from . import cache
+
+        name = cache.key("doc", str(key), str(self.evidence_dir), file.text)
+        fields = cache.load(name)
+        if isinstance(fields, dict):
+            return Document(path, self.rel(path), file, **fields)
+        doc = parse_document(path, self.rel(path), file, self.is_cache_for(path))
+        cache.store(name, {f.name: getattr(doc, f.name) for f in dataclass_fields(doc) if f.name not in ("path", "rel", "file")})
+        return doc
 
     def evidence(self, path: Path) -> Evidence:
         """Load one evidence file (cached by resolved path)."""
@@ -138,7 +160,7 @@ class Checker:
             key = self._real[path] = path.resolve()
         ev = self.report.evidence.get(key)
         if ev is None:
-            ev = Evidence.load(path, self.rel(path))
+            ev = Evidence.load(path, self.rel(path), self.use_cache)
             self.report.evidence[key] = ev
         return ev
 
@@ -201,7 +223,7 @@ class Checker:
 
     def resolve_cache(self, doc: Document, link: CacheLink) -> tuple[Path | None, str | None]:
         """The evidence path of a cache link, or ``(None, code)`` on failure (cached)."""
-        key = (doc.path.parent, link.target)
+        key = (str(doc.path.parent), link.target)
         if key not in self._resolved:
             self._resolved[key] = self._resolve_cache(doc, link)
         return self._resolved[key]
@@ -350,9 +372,13 @@ def _excerpt(text: str, width: int = 60) -> str:
     return repr(text if len(text) <= width else text[: width - 3] + "...")
 
 
-def check(root: Path, config: Config | None = None) -> Report:
-    """Run the full check on ``root`` and return its :class:`Report`."""
-    return Checker(root, config).run()
+def check(root: Path, config: Config | None = None, *, cache: bool = False) -> Report:
+    """Run the full check on ``root`` and return its :class:`Report`.
+
+    ``cache=True`` reuses parses and normalizations from the on-disk cache
+    (see :mod:`skillcite.cache`); results are the same either way.
+    """
+    return Checker(root, config, use_cache=cache).run()
 
 
 __all__ = ["Anchor", "Checker", "QuoteOutcome", "Report", "check"]

@@ -5,6 +5,7 @@ Exit status: 0 clean, 1 findings, 2 usage error or unreadable input.
 
 from __future__ import annotations
 
+import importlib
 import sys
 from pathlib import Path
 
@@ -47,7 +48,32 @@ def filter_diagnostics(
     return out
 
 
-@click.group(context_settings=CONTEXT)
+class LazyGroup(click.Group):
+    """A group whose heavier commands are imported only when used.
+
+    ``skillcite check`` must start fast and must never import requests or
+    trafilatura, so commands living in their own modules are named here and
+    loaded on demand.
+    """
+
+    def __init__(self, *args, lazy: dict[str, str] | None = None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy = dict(lazy or {})
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.lazy and name not in self.commands:
+            module, _, attr = self.lazy[name].partition(":")
+            self.add_command(getattr(importlib.import_module(module), attr), name)
+        return super().get_command(ctx, name)
+
+
+LAZY_COMMANDS = {"refresh": "skillcite.refresh:refresh"}
+
+
+@click.group(cls=LazyGroup, lazy=LAZY_COMMANDS, context_settings=CONTEXT)
 @click.version_option(package_name="ml-debug", prog_name="skillcite")
 def main() -> None:
     """Verify that every quotation in a skill package matches its cached evidence.
@@ -64,7 +90,8 @@ def main() -> None:
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "github"]), default="text", show_default=True, help="Output format.")
 @click.option("--select", metavar="CODES", help="Only report these codes or prefixes (comma-separated, e.g. SC3,SC101).")
 @click.option("--ignore", metavar="CODES", help="Do not report these codes or prefixes.")
-def check(root: Path, strict: bool, fmt: str, select: str | None, ignore: str | None) -> None:
+@click.option("--no-cache", is_flag=True, help="Parse everything afresh (also: SKILLCITE_NO_CACHE=1).")
+def check(root: Path, strict: bool, fmt: str, select: str | None, ignore: str | None, no_cache: bool) -> None:
     """Check quotes, footnotes, evidence, links and skill front matter under ROOT.
 
     \b
@@ -73,6 +100,7 @@ def check(root: Path, strict: bool, fmt: str, select: str | None, ignore: str | 
       skillcite check --strict --format github
       skillcite check docs-site --select SC3 --format json
     """
+    from .cache import enabled
     from .check import check as run_check
     from .output import RENDERERS
 
@@ -81,7 +109,7 @@ def check(root: Path, strict: bool, fmt: str, select: str | None, ignore: str | 
     except click.BadParameter as exc:
         _fail(exc.format_message())
     try:
-        report = run_check(root)
+        report = run_check(root, cache=enabled() and not no_cache)
     except InputError as exc:
         _fail(str(exc))
     diagnostics = filter_diagnostics(report.diagnostics, selected, ignored, strict)
@@ -184,6 +212,3 @@ def fix(root: Path, show_diff: bool, check_only: bool) -> None:
     click.echo(f"{len(changed)} file{'s' * (len(changed) != 1)} changed ({plan.followed} moved quotes, {plan.carried} carried anchors)", err=True)
     sys.exit(1 if plan.unresolved else 0)
 
-
-from .refresh import refresh as _refresh  # noqa: E402
-main.add_command(_refresh)

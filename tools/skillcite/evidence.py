@@ -73,16 +73,17 @@ class Evidence:
     file: TextFile | None = None
     error: str | None = None  # set when the file cannot be read as text
     front: FrontMatter | None = None
+    use_cache: bool = False
     _whole: Normalized | None = field(default=None, repr=False)
 
     @classmethod
-    def load(cls, path: Path, rel: str) -> Evidence:
+    def load(cls, path: Path, rel: str, use_cache: bool = False) -> Evidence:
         """Read ``path``; unreadable or non-UTF-8 files record :attr:`error`."""
         try:
             tf = read_text(path)
         except InputError as exc:
             return cls(path, rel, error=str(exc).split(": ", 1)[-1])
-        return cls(path, rel, tf, None, split_front_matter(tf))
+        return cls(path, rel, tf, None, split_front_matter(tf), use_cache)
 
     @property
     def kind(self) -> str | None:
@@ -101,7 +102,18 @@ class Evidence:
         """The whole file normalized (computed once, on demand)."""
         if self._whole is None:
             assert self.file is not None
-            self._whole = normalize(self.file.text)
+            if self.use_cache:
+                from . import cache
+
+                name = cache.key("norm", self.file.text)
+                found = cache.load(name)
+                if isinstance(found, Normalized):
+                    self._whole = found
+                else:
+                    self._whole = normalize(self.file.text)
+                    cache.store(name, self._whole)
+            else:
+                self._whole = normalize(self.file.text)
         return self._whole
 
     def norm_span(self, first: int, last: int) -> tuple[int, int]:
