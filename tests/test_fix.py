@@ -156,3 +156,16 @@ def test_refuses_a_result_with_new_findings(pkg: Package) -> None:
 def test_nothing_to_fix_exits_0(pkg: Package) -> None:
     r = fix(pkg.root)
     assert r.exit_code == 0 and "0 files changed" in r.output
+
+
+def test_lines_removed_above_are_carried_through_history(pkg: Package) -> None:
+    cheap = line_of(pkg.read(SRC), "It is a cheap assumption")
+    pkg.replace("SKILL.md", "# Pkg\n", "# Pkg\n\nA paraphrase.[^para]\n")
+    pkg.write("SKILL.md", pkg.read("SKILL.md") + f"[^para]: A. ([cache](docs/evidence/src.md): cheap L{cheap})\n")
+    commit_all(pkg.root)
+    # Drop the first passage (and its [...] separator) above every anchor.
+    pkg.replace(SRC, "The first paragraph says that neural nets fail silently and you will not notice.\n\n[...]\n\n", "")
+    pkg.replace("SKILL.md", ', "neural nets fail silently"[^src]', "")
+    r = fix(pkg.root)
+    assert f"cheap L{cheap - 4})" in pkg.read("SKILL.md"), r.output
+    assert f"bug L{line_of(pkg.read(SRC), 'Assume you have a bug')}," in pkg.read("SKILL.md")
