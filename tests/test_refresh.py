@@ -158,6 +158,8 @@ class Server:
                     self.send(200, page(LATIN).replace("charset='utf-8'", "").encode("latin-1"), "text/html; charset=iso-8859-1")
                 elif path == "/sidebar":
                     self.send(200, page(P1, P2, P3).replace("</article>", f"<div class='comments'>{SIDEBAR}</div></article>").encode())
+                elif path == "/evolving":
+                    self.send(200, html(P1, P2, P3, f"A paragraph that changes on every visit: visit number {n}."))
                 elif path == "/cp1251":
                     self.send(200, page(RUSSIAN).replace("charset='utf-8'", "").encode("cp1251"), "text/html; charset=windows-1251")
                 elif path == "/pdf":
@@ -190,6 +192,7 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test gets its own HTTP cache; nothing is written under ~/.cache."""
     folder = tmp_path / "http-cache"
     monkeypatch.setenv("SKILLCITE_CACHE_DIR", str(folder))
+    monkeypatch.delenv("SKILLCITE_NO_CACHE", raising=False)
     for var in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"):
         monkeypatch.delenv(var, raising=False)  # loopback only, never via a proxy
     return folder
@@ -401,11 +404,13 @@ def test_non_http_scheme_and_redirect_to_it_are_per_source_errors(server: Server
     root.add("ftp", evidence("ftp://127.0.0.1/file.txt", P1))
     root.add("hop", evidence(server.url("/to-ftp"), P1))
     root.add("loop", evidence(server.url("/loop"), P1))
+    root.add("bad", evidence("http://[::1/x", P1))
     code, rows, out = run(root)
     assert code == 0, out
     assert rows["ftp"][0] == "cannot verify" and "unsupported URL scheme ftp:" in rows["ftp"][1]
     assert rows["hop"][0] == "cannot verify" and "only http and https" in rows["hop"][1]
     assert rows["loop"][0] == "cannot verify" and "more than 10 redirects" in rows["loop"][1]
+    assert rows["bad"][0] == "cannot verify" and rows["bad"][1].startswith("invalid URL http://[::1/x")
 
 
 def test_connection_refused_is_cannot_verify(root: Root) -> None:
@@ -438,6 +443,17 @@ def test_ids_select_files_and_unknown_id_is_usage_error(server: Server, root: Ro
 # --- HTTP behaviour -------------------------------------------------------------
 
 
+def test_netrc_credentials_are_never_sent(server: Server, root: Root, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    netrc = tmp_path / "netrc"
+    netrc.write_text("machine 127.0.0.1 login me password secret\n", encoding="utf-8")
+    netrc.chmod(0o600)
+    monkeypatch.setenv("NETRC", str(netrc))
+    root.add("auth", evidence(server.url("/page?netrc"), P1))
+    run(root)
+    [headers] = [h for p, _, h in server.log if p == "/page?netrc"]
+    assert "Authorization" not in headers
+
+
 def test_user_agent_names_tool_and_version(server: Server, root: Root) -> None:
     import skillcite
 
@@ -454,7 +470,7 @@ def test_conditional_get_reuses_cached_body_on_304(server: Server, root: Root, c
     code, rows, _ = run(root)
     assert code == 0 and rows["cached"][0] == "ok"
     assert "cached copy" not in rows["cached"][1]
-    assert list(cache_dir.glob("*.body")), "the 200 with a validator was not cached"
+    assert list((cache_dir / "http").glob("*.body")), "the 200 with a validator was not cached"
     code, rows, _ = run(root)
     assert code == 0 and rows["cached"] == ("ok", "2 passages found; not modified (304), cached copy used")
     assert server.statuses(path)[-2:] == [200, 304]
@@ -468,7 +484,7 @@ def test_conditional_get_reuses_cached_body_on_304(server: Server, root: Root, c
 def test_corrupt_cache_entry_is_ignored(server: Server, root: Root, cache_dir: Path) -> None:
     root.add("cached", evidence(server.url("/etag"), P1))
     run(root)
-    for body in cache_dir.glob("*.body"):
+    for body in cache_dir.rglob("*.body"):
         body.write_bytes(b"tampered")
     _, rows, _ = run(root)
     assert rows["cached"] == ("ok", "1 passage found")  # a full GET, not the tampered body
@@ -571,7 +587,8 @@ def test_split_passages_lines_and_elision(tmp_path: Path) -> None:
 def test_write_records_check_keeps_body_bom_and_crlf(server: Server, root: Root) -> None:
     path = root.add("txt", evidence(server.url("/plain"), "This plain text page is served as text/plain", newline="\r\n"), bom=True)
     gone = root.add("dead", evidence(server.url("/404"), P1))
-    before, before_dead = path.read_bytes(), gone.read_bytes()
+    notes = root.add("notes", evidence(server.url("/page"), "Our summary.", kind="notes"))
+    before, before_dead, before_notes = path.read_bytes(), gone.read_bytes(), notes.read_bytes()
     code, rows, out = run(root, "--write")
     assert code == 1 and rows["txt"][0] == "ok" and rows["dead"][0] == "gone", out
     assert "recorded checked:" in out and "in 1 file(s)" in out
@@ -583,9 +600,44 @@ def test_write_records_check_keeps_body_bom_and_crlf(server: Server, root: Root)
     assert after == expected
     assert lock_file(path, write=False).status == "ok"  # body untouched: the lock still holds
     assert gone.read_bytes() == before_dead  # not fetched: not written
+    assert notes.read_bytes() == before_notes  # fetched but not compared: not written
     # A second --write updates the lines in place instead of adding new ones.
     run(root, "--write")
     assert path.read_bytes() == expected
+
+
+def test_write_refusal_is_reported_and_others_still_written(server: Server, root: Root) -> None:
+    good = root.add("good", evidence(server.url("/plain"), "A second line of it."))
+    odd_text = evidence(server.url("/plain"), "A second line of it.").replace("kind: excerpt", "kind: excerpt\nchecked: >\n  2020-01-01")
+    odd = root.add("odd", odd_text)
+    before = odd.read_bytes()
+    result = CliRunner().invoke(main, ["refresh", "--root", str(root.path), *FAST, "--write"])
+    assert result.exit_code == 2, result.output
+    assert "refusing to write" in result.output and "odd.md" in result.output
+    assert b"upstream_sha256: " in good.read_bytes()
+    assert odd.read_bytes() == before
+
+
+def test_upstream_change_since_last_check_is_noted(server: Server, root: Root) -> None:
+    root.add("evo", evidence(server.url("/evolving"), P1))
+    code, rows, _ = run(root, "--write")
+    assert code == 0 and rows["evo"] == ("ok", "1 passage found")
+    code, rows, _ = run(root)
+    assert code == 0 and rows["evo"] == ("ok", "1 passage found; upstream text differs from the last check")
+
+
+def test_min_score_accepts_near_matches(server: Server, root: Root) -> None:
+    root.add("post", evidence(server.url("/edited"), P2))
+    assert run(root)[0] == 1
+    code, rows, _ = run(root, "--min-score", "80")
+    assert code == 0 and rows["post"][0] == "ok"
+    assert rows["post"][1].startswith("1 passage found (1 not verbatim, lowest score 9")
+
+
+def test_missing_source_is_cannot_verify(root: Root) -> None:
+    root.add("nosrc", evidence("https://x.invalid/", P1).replace("source: https://x.invalid/\n", ""))
+    code, rows, _ = run(root)
+    assert code == 0 and rows["nosrc"] == ("cannot verify", "no source: URL in the front matter")
 
 
 def test_set_front_matter_keys_replaces_in_place() -> None:
@@ -609,7 +661,7 @@ def test_record_check_refuses_front_matter_that_would_break(tmp_path: Path) -> N
 def test_check_never_imports_requests_or_trafilatura(root: Root) -> None:
     root.add("x", evidence("https://example.invalid/post", P1))
     code = (
-        "import sys; from click.testing import CliRunner; import skillcite.cli, skillcite.refresh, skillcite.fetch\n"
+        "import sys; from click.testing import CliRunner; import skillcite.cli, skillcite.refresh, skillcite.fetch, skillcite.extract\n"
         f"r = CliRunner().invoke(skillcite.cli.main, ['check', {str(root.path)!r}])\n"
         "assert r.exception is None or isinstance(r.exception, SystemExit), r.output\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('requests', 'trafilatura'))\n"
@@ -617,6 +669,34 @@ def test_check_never_imports_requests_or_trafilatura(root: Root) -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_progress_bar_only_on_a_terminal(server: Server, root: Root, tmp_path: Path) -> None:
+    import os
+    import pty
+
+    root.add("post", evidence(server.url("/page"), P1))
+    args = [sys.executable, "-m", "skillcite", "refresh", "--root", str(root.path), *FAST]
+    env = {**os.environ, "SKILLCITE_CACHE_DIR": str(tmp_path / "c")}
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.run(args, stdout=subprocess.PIPE, stderr=slave, env=env, timeout=60, check=False)
+        os.close(slave)
+        tty_err = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO: the terminal has no more output
+                break
+            if not chunk:
+                break
+            tty_err += chunk
+    finally:
+        os.close(master)
+    assert proc.returncode == 0
+    assert b"refreshing" in tty_err and b"refreshing" not in proc.stdout
+    piped = subprocess.run(args, capture_output=True, env=env, timeout=60, check=False)
+    assert piped.returncode == 0 and b"refreshing" not in piped.stderr + piped.stdout
 
 
 def test_missing_trafilatura_is_a_one_line_usage_error(root: Root, monkeypatch: pytest.MonkeyPatch) -> None:

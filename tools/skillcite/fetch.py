@@ -22,7 +22,6 @@ import datetime as dt
 import email.utils
 import hashlib
 import json
-import os
 import re
 import threading
 import time
@@ -61,7 +60,8 @@ def project_url() -> str | None:
         _, _, url = entry.partition(",")
         if url.strip():
             return url.strip()
-    return md["Home-page"] if "Home-page" in md else None
+    home = md.get_all("Home-page") or []
+    return home[0] if home else None
 
 
 def default_user_agent() -> str:
@@ -70,14 +70,15 @@ def default_user_agent() -> str:
     return f"skillcite/{tool_version()} (+{url})" if url else f"skillcite/{tool_version()} (ml-debug evidence refresh)"
 
 
-def default_cache_dir() -> Path:
-    """``$SKILLCITE_CACHE_DIR``, else ``$XDG_CACHE_HOME/skillcite``, else ``~/.cache/skillcite``."""
-    override = os.environ.get("SKILLCITE_CACHE_DIR")
-    if override:
-        return Path(override)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
-    return base / "skillcite"
+def default_cache_dir() -> Path | None:
+    """``http/`` in skillcite's cache folder (shared with ``check``'s cache), or None.
+
+    The folder is ``$SKILLCITE_CACHE_DIR``, else ``$XDG_CACHE_HOME/skillcite``,
+    else ``~/.cache/skillcite``; ``SKILLCITE_NO_CACHE=1`` turns caching off.
+    """
+    from .cache import cache_dir, enabled
+
+    return cache_dir() / "http" if enabled() else None
 
 
 @dataclass(slots=True)
@@ -309,6 +310,10 @@ class Fetcher:
             adapter = HTTPAdapter(max_retries=0)  # retries are ours, with backoff and Retry-After
             session.mount("http://", adapter)
             session.mount("https://", adapter)
+            # Environment proxies and CA bundles still apply (trust_env), but
+            # a truthy auth stops requests from sending ~/.netrc credentials
+            # to the sites we cite.
+            session.auth = _no_auth
             self._local.session = session
         return session
 
@@ -317,11 +322,16 @@ class Fetcher:
         result = FetchResult(url, url)
         current = url
         for _ in range(self.config.max_redirects + 1):
-            parts = urlsplit(current)
+            try:
+                parts = urlsplit(current)
+                host = parts.hostname
+            except ValueError as exc:  # e.g. an unclosed [IPv6 bracket
+                result.error = f"invalid URL {current}: {exc}"
+                return result
             if parts.scheme.lower() not in ("http", "https"):
                 result.error = f"unsupported URL scheme {parts.scheme + ':' if parts.scheme else '(none)'} in {current} (only http and https)"
                 return result
-            if not parts.hostname:
+            if not host:
                 result.error = f"URL has no host: {current}"
                 return result
             cached = self.cache.get(current)
@@ -401,7 +411,7 @@ class Fetcher:
             except (requests.exceptions.InvalidURL, requests.exceptions.InvalidSchema, requests.exceptions.MissingSchema) as exc:
                 raise _Fatal(f"invalid URL {url}: {exc}") from exc
             except requests.RequestException as exc:
-                raise _Transient(f"connection error: {_short(exc)}") from exc
+                raise _Transient(f"connection error ({host}): {_short(exc)}") from exc
             with resp:
                 answer = _Answer(resp.status_code, resp.reason or "", {k.lower(): v for k, v in resp.headers.items()}, b"")
                 if 200 <= resp.status_code < 300:
@@ -432,6 +442,11 @@ class Fetcher:
                 raise _Transient(f"timed out ({cfg.timeout:g} s) reading the body of {url}") from exc
             raise _Transient(f"connection error while reading the body: {_short(exc)}") from exc
         return b"".join(chunks)
+
+
+def _no_auth(request: Any) -> Any:
+    """An auth hook that adds nothing (see :meth:`Fetcher._session`)."""
+    return request
 
 
 def _short(exc: BaseException) -> str:

@@ -200,6 +200,9 @@ def classify(ev_id: str, ev: Evidence, result: FetchResult | None, min_score: fl
     else:
         report.status = "moved" if moved else "ok"
         parts.append(f"{len(passages)} passage{'s' * (len(passages) != 1)} found")
+        inexact = [s.score for s in report.scores if s.score < 100]
+        if inexact:  # accepted only because of --min-score: say so
+            parts[-1] += f" ({len(inexact)} not verbatim, lowest score {min(inexact):g})"
     if moved_note:
         parts.append(moved_note)
     elif result.redirects:
@@ -233,8 +236,9 @@ def set_front_matter_keys(text: str, values: dict[str, str]) -> str:
     newline = "\r\n" if head.endswith("\r\n") else "\n"
     for key, value in values.items():
         line = re.compile(rf"^{re.escape(key)}:[^\r\n]*", re.MULTILINE)
-        if line.search(head):
-            head = line.sub(lambda _m, k=key, v=value: f"{k}: {v}", head, count=1)
+        m = line.search(head)
+        if m:
+            head = head[: m.start()] + f"{key}: {value}" + head[m.end() :]
         else:
             head += f"{key}: {value}{newline}"
     return head + rest
@@ -308,8 +312,12 @@ def refresh_sources(
     with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="skillcite-fetch") as pool:
         futures: dict[Future[FetchResult], str] = {pool.submit(fetcher.fetch, url): url for url in by_url}
         for future in as_completed(futures):
-            result = future.result()
-            for ev_id, ev in by_url[futures[future]]:
+            url = futures[future]
+            try:
+                result = future.result()
+            except Exception as exc:  # noqa: BLE001 - a bug or an odd URL must not sink the whole run
+                result = FetchResult(url, url, error=f"internal error: {type(exc).__name__}: {exc}")
+            for ev_id, ev in by_url[url]:
                 reports[str(ev.path)] = classify(ev_id, ev, result, min_score)
                 if progress is not None:
                     progress.update(1)
@@ -381,18 +389,26 @@ def refresh(
         bar = click.progressbar(length=total, label="refreshing", file=sys.stderr) if sys.stderr.isatty() else nullcontext()
         with bar as progress:
             reports = refresh_sources(root, ids, config, jobs, min_score, progress)
-        if write:
-            today = dt.date.today().isoformat()
-            for r in reports:
-                if r.status in WRITABLE and r.upstream_sha256:
-                    r.written = record_check(r.path, today, r.upstream_sha256)
     except InputError as exc:
         _fail(str(exc))
+    today = dt.date.today().isoformat()
+    write_errors: list[str] = []
+    if write:
+        for r in reports:
+            if r.status in WRITABLE and r.upstream_sha256:
+                try:
+                    r.written = record_check(r.path, today, r.upstream_sha256)
+                except InputError as exc:  # one odd file must not stop the others
+                    write_errors.append(str(exc))
     click.echo(render_table(reports))
     if verbose:
         _print_diffs(reports)
     if write:
         click.echo(f"recorded checked: {today} in {sum(r.written for r in reports)} file(s)")
+    for message in write_errors:
+        click.echo(f"skillcite: error: {message}", err=True)
+    if write_errors:
+        sys.exit(2)
     sys.exit(1 if any(r.status in FAILING for r in reports) else 0)
 
 
