@@ -17,9 +17,10 @@ from .textio import InputError
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-def _fail(message: str) -> None:
+def fail(message: str, status: int = 2) -> None:
+    """Print a one-line error and exit (2: usage or unreadable input)."""
     click.echo(f"skillcite: error: {message}", err=True)
-    sys.exit(2)
+    sys.exit(status)
 
 
 def _codes(value: str | None) -> tuple[str, ...]:
@@ -70,7 +71,11 @@ class LazyGroup(click.Group):
         return super().get_command(ctx, name)
 
 
-LAZY_COMMANDS = {"refresh": "skillcite.refresh:refresh"}
+LAZY_COMMANDS = {
+    "bundle": "skillcite.bundle:bundle",
+    "install": "skillcite.install:install",
+    "refresh": "skillcite.refresh:refresh",
+}
 
 
 @click.group(cls=LazyGroup, lazy=LAZY_COMMANDS, context_settings=CONTEXT)
@@ -107,11 +112,11 @@ def check(root: Path, strict: bool, fmt: str, select: str | None, ignore: str | 
     try:
         selected, ignored = _codes(select), _codes(ignore)
     except click.BadParameter as exc:
-        _fail(exc.format_message())
+        fail(exc.format_message())
     try:
         report = run_check(root, cache=enabled() and not no_cache)
     except InputError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     diagnostics = filter_diagnostics(report.diagnostics, selected, ignored, strict)
     click.echo(RENDERERS[fmt](report, diagnostics))
     sys.exit(1 if any(d.severity is Severity.ERROR for d in diagnostics) else 0)
@@ -139,11 +144,11 @@ def lock(files: tuple[Path, ...], root: Path, check_only: bool) -> None:
             cfg = load_config(root)
             folder = root / cfg.evidence
             if not folder.is_dir():
-                _fail(f"{folder}: no evidence folder")
+                fail(f"{folder}: no evidence folder")
             files = tuple(p for p in sorted(folder.rglob("*.md")) if p.name != "README.md")
         results = [lock_file(p, write=not check_only) for p in files]
     except InputError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     stale = [r for r in results if r.status == "stale"]
     for r in results:
         if r.status != "ok":
@@ -167,7 +172,7 @@ def stats(root: Path, fmt: str) -> None:
     try:
         rows = collect(root)
     except InputError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     click.echo(render(rows, fmt))
 
 
@@ -193,7 +198,7 @@ def fix(root: Path, show_diff: bool, check_only: bool) -> None:
     try:
         plan = plan_fixes(root)
     except InputError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     for note in plan.unresolved:
         click.echo(f"not fixed: {note}", err=True)
     if plan.refused:

@@ -102,6 +102,52 @@ def github_slug(text: str) -> str:
     return text.replace(" ", "-")
 
 
+def flatten_inline(inline: Token) -> tuple[str, str, list[str]]:
+    """Plain text of an inline token, the same text with code masked, and its ref labels.
+
+    Footnote references become :data:`REF`; code characters are masked with
+    :data:`CODE` in the second string so they never delimit a quote.
+    """
+    plain: list[str] = []
+    scan: list[str] = []
+    labels: list[str] = []
+    for child in inline.children or []:
+        kind = child.type
+        if kind == "text":
+            plain.append(child.content)
+            scan.append(child.content)
+        elif kind == "code_inline":
+            plain.append(child.content)
+            scan.append(CODE * len(child.content))
+        elif kind in ("softbreak", "hardbreak"):
+            plain.append(" ")
+            scan.append(" ")
+        elif kind == "footnote_ref":
+            labels.append(child.meta["label"])
+            plain.append(REF)
+            scan.append(REF)
+        elif kind == "image":
+            alt = "".join(c.content for c in child.children or [])
+            plain.append(alt)
+            scan.append(alt)
+    return "".join(plain), "".join(scan), labels
+
+
+class SlugCounter:
+    """GitHub heading anchors: a repeated slug gets ``-1``, ``-2``, ..."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+
+    def add(self, inline: Token) -> str:
+        """The anchor of the heading whose inline token is ``inline``."""
+        plain, _, _ = flatten_inline(inline)
+        slug = github_slug(plain.replace(REF, ""))
+        count = self.counts.get(slug, 0)
+        self.counts[slug] = count + 1
+        return slug if count == 0 else f"{slug}-{count}"
+
+
 def _position(file: TextFile, offset: int) -> tuple[int, int]:
     line = file.line_of(offset)
     return line, offset - file.line_starts[line - 1] + 1
@@ -115,7 +161,7 @@ class _Builder:
         self.file = doc.file
         self.text = doc.file.text
         self.is_cache = is_cache
-        self.slug_counts: dict[str, int] = {}
+        self.slugs = SlugCounter()
 
     def block_span(self, token_map: list[int] | None) -> tuple[int, int]:
         if not token_map:
@@ -125,30 +171,8 @@ class _Builder:
         return self.file.line_span(first, last)
 
     def flatten(self, inline: Token) -> tuple[str, str, list[str]]:
-        """Plain text, the same text with code masked, and the ref labels."""
-        plain: list[str] = []
-        scan: list[str] = []
-        labels: list[str] = []
-        for child in inline.children or []:
-            kind = child.type
-            if kind == "text":
-                plain.append(child.content)
-                scan.append(child.content)
-            elif kind == "code_inline":
-                plain.append(child.content)
-                scan.append(CODE * len(child.content))
-            elif kind in ("softbreak", "hardbreak"):
-                plain.append(" ")
-                scan.append(" ")
-            elif kind == "footnote_ref":
-                labels.append(child.meta["label"])
-                plain.append(REF)
-                scan.append(REF)
-            elif kind == "image":
-                alt = "".join(c.content for c in child.children or [])
-                plain.append(alt)
-                scan.append(alt)
-        return "".join(plain), "".join(scan), labels
+        """See :func:`flatten_inline`."""
+        return flatten_inline(inline)
 
     def locate_refs(self, inline: Token, labels: list[str], span: tuple[int, int]) -> list[tuple[int, int]]:
         """Line and column of each footnote reference, in order."""
@@ -331,11 +355,7 @@ class _Builder:
             self.doc.unclosed_fences.append(Located(marker, first + 1, max(col, 1)))
 
     def heading(self, inline: Token) -> None:
-        plain, _, _ = self.flatten(inline)
-        slug = github_slug(plain.replace(REF, ""))
-        count = self.slug_counts.get(slug, 0)
-        self.slug_counts[slug] = count + 1
-        self.doc.slugs.add(slug if count == 0 else f"{slug}-{count}")
+        self.doc.slugs.add(self.slugs.add(inline))
 
 
 def parse_document(path: Path, rel: str, file: TextFile, is_cache) -> Document:

@@ -33,6 +33,7 @@ from typing import Any
 
 import click
 
+from .cli import CONTEXT, fail
 from .config import load_config
 from .evidence import Evidence, split_front_matter
 from .extract import Unsupported, extract_text
@@ -45,7 +46,6 @@ FAILING = frozenset({"changed", "gone"})  # statuses that make the exit status 1
 WRITABLE = frozenset({"ok", "changed", "moved"})  # fetched and compared: --write records them
 ELISION = "[...]"
 INSTALL_HINT = 'pip install -e ".[refresh]"'
-CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 # --- passages and scores ---------------------------------------------------
@@ -335,11 +335,6 @@ def render_table(reports: list[SourceReport]) -> str:
     return "\n".join(lines)
 
 
-def _fail(message: str) -> None:
-    click.echo(f"skillcite: error: {message}", err=True)
-    sys.exit(2)
-
-
 @click.command(context_settings=CONTEXT)
 @click.argument("ids", nargs=-1)
 @click.option("--root", default=".", type=click.Path(path_type=Path), help="Package root.")
@@ -378,7 +373,7 @@ def refresh(
         import trafilatura  # noqa: F401
     except ImportError as exc:
         reason = (str(exc).splitlines() or [type(exc).__name__])[0]
-        _fail(f"refresh needs the optional packages requests and trafilatura ({reason}); install them with: {INSTALL_HINT}")
+        fail(f"refresh needs the optional packages requests and trafilatura ({reason}); install them with: {INSTALL_HINT}")
     config = FetchConfig(
         timeout=timeout, retries=retries, backoff=backoff, max_wait=max_wait, max_bytes=max_bytes, host_delay=delay
     )
@@ -390,7 +385,7 @@ def refresh(
         with bar as progress:
             reports = refresh_sources(root, ids, config, jobs, min_score, progress)
     except InputError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     today = dt.date.today().isoformat()
     write_errors: list[str] = []
     if write:

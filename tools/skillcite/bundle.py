@@ -1,0 +1,323 @@
+"""``skillcite bundle``: the skill as one self-contained Markdown file.
+
+For a system prompt (DESIGN §1, use 2): the chosen files in order, front
+matter removed, footnote ids prefixed per file (``[^jo]`` in ``rl/SKILL.md``
+becomes ``[^rl-jo]``). Links to a bundled file or heading become in-bundle
+``#fragments`` (GitHub slugs of the bundled text); cache links leave the
+footnotes, whose definitions keep the source URL; other links to evidence
+point at its ``source:``; links to other local files become the path in
+backticks, since a prompt has no repository. The result is parsed again
+and refused if a footnote or fragment dangles. The link scanner lives in
+:mod:`skillcite.mdlinks`, shared with ``skillcite install``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import click
+from markdown_it.token import Token
+
+from .anchors import CacheLink
+from .check import Checker
+from .cli import CONTEXT, fail
+from .document import SlugCounter, local_target, parse_document, parser
+from .mdlinks import Edit, InlineLink, apply_edits, find_inline_links
+from .evidence import split_front_matter
+from .textio import InputError, TextFile, atomic_write, line_starts, read_text
+
+DEFAULT_FILES = ("SKILL.md", "rl/SKILL.md", "pinn/SKILL.md")
+_GLOB_MAGIC = re.compile(r"[*?\[]")
+_ANCHOR_LIST = re.compile(r"[ \t]*:[^;()\[\]\n]*")  # the anchor list after a cache link (DESIGN §3)
+_URL = re.compile(r"https?://")
+_LINE_FRAGMENT = re.compile(r"L\d+(?:-L?\d+)?")
+_BLANK_LINES = re.compile(r"(?:[ \t]*\n)*")
+_PLACEHOLDER = re.compile(r"#skillcite-link-(\d+)")
+
+
+class BundleError(Exception):
+    """The bundle failed its own check: a footnote or a link would dangle."""
+
+
+def heading_slugs(tokens: list[Token]) -> list[tuple[int, str]]:
+    """``(line, slug)`` of every heading, numbered exactly as ``parse_document`` numbers them."""
+    counter = SlugCounter()
+    return [(tok.map[0] if tok.map else 0, counter.add(tokens[i + 1])) for i, tok in enumerate(tokens) if tok.type == "heading_open"]
+
+
+@dataclass(slots=True)
+class Part:
+    """One bundled file: its rewritten body and the anchors it offers."""
+
+    rel: str
+    prefix: str  # footnote id prefix, unique in the bundle
+    body: str
+    front: dict | None
+    slugs: list[str]  # heading slugs of the source file, in order
+    html_ids: set[str]
+    anchor: str = ""  # the bundle fragment of the file's start
+    bundle_slugs: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Bundle:
+    """The finished bundle and what went into it."""
+
+    text: str
+    files: list[str]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def tokens(self) -> int:
+        """Estimated tokens: characters / 4, as the SKILL.md budget counts them."""
+        return len(self.text) // 4
+
+
+def select_files(root: Path, includes: Sequence[str] = ()) -> list[str]:
+    """The default skill files that exist, then ``--include`` matches in order, without repeats."""
+    if not root.is_dir():
+        raise InputError(f"{root}: no such directory")
+    if not (root / "SKILL.md").is_file():
+        raise InputError(f"{root}: no SKILL.md to bundle")
+    chosen = [rel for rel in DEFAULT_FILES if (root / rel).is_file()]
+    for pattern in (p.strip() for value in includes for p in value.split(",") if p.strip()):
+        try:
+            paths = sorted(root.glob(pattern)) if _GLOB_MAGIC.search(pattern) else [root / pattern]
+        except (ValueError, NotImplementedError) as exc:
+            raise InputError(f"--include {pattern!r}: {exc}") from None
+        matches = [Path(os.path.relpath(p, root)).as_posix() for p in paths if p.is_file()]
+        if not matches:
+            raise InputError(f"--include {pattern!r} matches no file under {root}")
+        for rel in matches:
+            if rel.startswith("../") or not rel.endswith(".md"):
+                raise InputError(f"--include {pattern!r}: {rel} is not a Markdown file inside {root}")
+            chosen += [] if rel in chosen else [rel]
+    return chosen
+
+
+def _prefix(rel: str, taken: set[str]) -> str:
+    """A short footnote prefix: the sub-skill's folder, else the file's stem."""
+    path = Path(rel)
+    base = path.parent.name if path.name == "SKILL.md" else path.stem
+    base = re.sub(r"[^a-z0-9]+", "-", (base or "main").lower()).strip("-") or "file"
+    prefix, n = base, 2
+    while prefix in taken:
+        prefix, n = f"{base}{n}", n + 1
+    taken.add(prefix)
+    return prefix
+
+
+def _source_url(checker: Checker, path: Path | None) -> str | None:
+    """The ``source:`` URL of an evidence file, if it has one."""
+    if path is None or not path.is_file():
+        return None
+    ev = checker.evidence(path)
+    data = ev.front.data if ev.front else None
+    url = data.get("source") if data else None
+    return url if isinstance(url, str) and _URL.match(url) else None
+
+
+def _drop_cache_link(text: str, link: CacheLink, start: int, end: int, url: str | None) -> Edit:
+    """The edit that takes one cache link and its anchor list out of a definition.
+
+    ``(... [cache](x.md): L1-3)`` vanishes whole; ``([cache](x.md): L1; note)``
+    keeps ``(note)``. With ``url`` (the definition names no URL itself) the
+    link is replaced by the source's URL, so the footnote keeps its source.
+    """
+    m = _ANCHOR_LIST.match(text, link.end, end)
+    stop = m.end() if m else link.end
+    if url:
+        return link.offset, stop, f"<{url}>"
+    before, after = text[start : link.offset], text[stop:end]
+    opened = re.search(r"[ \t]*\([ \t]*$", before)
+    if opened and (closed := re.match(r"[ \t]*\)", after)):
+        return start + opened.start(), stop + closed.end(), ""
+    if opened and (sep := re.match(r"[ \t]*[;,][ \t]*", after)):
+        return link.offset, stop + sep.end(), ""
+    if sep := re.search(r"[ \t]*[;,][ \t]*$", before):  # a later cache link in a list
+        return start + sep.start(), stop, ""
+    return link.offset, stop, ""
+
+
+def _plain(link: InlineLink, display: str) -> str:
+    """A link to a file the reader cannot open, as plain text naming the path."""
+    label = link.text.strip()
+    if not label or label.strip("`") in (display, display.rstrip("/"), link.href):
+        return f"`{display}`"
+    return f"{label} (`{display}`)"
+
+
+def _prepare(checker: Checker, rel: str, files: list[str], prefix: str, targets: list[tuple[str, str]]) -> Part:
+    """Rewrite one file: front matter out, footnotes prefixed, links resolved or placeholders."""
+    path = checker.root / rel
+    text = read_text(path).text.replace("\r\n", "\n")  # the bundle uses \n throughout
+    file = TextFile(path, text, False, line_starts(text))
+    doc = parse_document(path, rel, file, checker.is_cache_for(path))
+    blank = _BLANK_LINES.match(text, split_front_matter(file).body_offset)
+    body = blank.end() if blank else 0
+    edits: list[Edit] = [(0, body, "")] if body else []
+
+    def placeholder(target: str, fragment: str) -> str:
+        targets.append((target, fragment))
+        return f"#skillcite-link-{len(targets) - 1}"
+
+    for ref in doc.references:
+        offset = file.line_starts[ref.line - 1] + ref.column - 1
+        if text.startswith(f"[^{ref.value}]", offset):
+            edits.append((offset, offset + len(ref.value) + 3, f"[^{prefix}-{ref.value}]"))
+    cache_spans: list[tuple[int, int]] = []
+    for d in doc.definitions:
+        if text.startswith(f"[^{d.label}]:", d.start):
+            edits.append((d.start, d.start + len(d.label) + 4, f"[^{prefix}-{d.label}]:"))
+        has_url = bool(_URL.search(text, d.start, d.end))
+        for cache in d.cache_links:
+            cache_spans.append((cache.offset, cache.end))
+            url = None if has_url else _source_url(checker, checker.resolve_cache(doc, cache)[0])
+            edits.append(_drop_cache_link(text, cache, d.start, d.end, url))
+    root = checker.root.resolve()
+    for link in find_inline_links(file):
+        local = local_target(link.href)
+        if local is None or link.start < body or any(a <= link.start < b for a, b in cache_spans):
+            continue
+        target_path, fragment = local
+        if not target_path:
+            if fragment:
+                edits.append((*link.target_span, placeholder(rel, fragment)))
+            continue
+        target = (path.parent / target_path).resolve()
+        inside = target == root or root in target.parents
+        target_rel = target.relative_to(root).as_posix() if inside else target_path
+        if target_rel in files:
+            edits.append((*link.target_span, placeholder(target_rel, fragment)))
+        elif checker.evidence_dir == target or checker.evidence_dir in target.parents:
+            url = _source_url(checker, target)
+            edits.append((*link.target_span, url) if url else (link.start, link.end, _plain(link, target_rel)))
+        else:
+            display = target_rel + ("/" if target_path.endswith("/") and target_rel != "." else "")
+            edits.append((link.start, link.end, _plain(link, display)))
+    slugs = [slug for _, slug in heading_slugs(parser().parse(text))]
+    rewritten = apply_edits(text, edits).strip("\n") + "\n"
+    return Part(rel, prefix, rewritten, doc.front_matter, slugs, doc.slugs - set(slugs))
+
+
+def _assemble(parts: list[Part], files: list[str]) -> str:
+    """Concatenate the parts and give each its in-bundle anchors."""
+    # A provenance comment, then the skill's name and description (its front matter is gone).
+    chunks = [f"<!-- Bundled by `skillcite bundle` from {', '.join(files)}. -->\n\n"]
+    name, desc = (parts[0].front or {}).get("name"), (parts[0].front or {}).get("description")
+    if isinstance(name, str) and isinstance(desc, str):
+        chunks.append(f"**{name}**: {' '.join(desc.split())}\n\n")
+    starts: list[int] = []  # first line (0-based) of each part
+    for n, part in enumerate(parts):
+        if n:
+            chunks.append("\n---\n\n")
+        if not part.slugs:  # no heading to link to: give the file an anchor of its own
+            part.anchor = f"bundle-{part.prefix}"
+            chunks.append(f'<a id="{part.anchor}"></a>\n\n')
+        starts.append(sum(c.count("\n") for c in chunks))
+        chunks.append(part.body)
+    text = "".join(chunks)
+    for line, slug in heading_slugs(parser().parse(text)):
+        owner = max((n for n, s in enumerate(starts) if s <= line), default=None)
+        if owner is not None:
+            parts[owner].bundle_slugs.append(slug)
+    for part in parts:
+        part.anchor = part.anchor or (part.bundle_slugs[0] if part.bundle_slugs else "")
+    return text
+
+
+def verify_bundle(text: str) -> list[str]:
+    """Problems that make a bundle unusable: undefined footnotes, links that do not resolve in it."""
+    name = Path("bundle.md")
+    doc = parse_document(name, name.name, TextFile(name, text, False, line_starts(text)), lambda _t, _u: False)
+    problems = [f"line {r.line}: footnote [^{r.value}] has no definition" for r in doc.undefined]
+    labels = [d.label for d in doc.definitions]
+    problems += [f"line {d.line}: footnote [^{d.label}] is defined twice" for n, d in enumerate(doc.definitions) if d.label in labels[:n]]
+    for link in doc.links:
+        local = local_target(link.value)
+        if local is None:
+            continue
+        target, fragment = local
+        if target:
+            problems.append(f"line {link.line}: link to {target!r} points outside the bundle")
+        elif fragment and fragment not in doc.slugs and fragment.lower() not in doc.slugs:
+            problems.append(f"line {link.line}: no heading #{fragment} in the bundle")
+    return problems
+
+
+def build_bundle(root: Path, includes: Sequence[str] = ()) -> Bundle:
+    """Bundle the skill under ``root``; raise :class:`BundleError` if the result would dangle."""
+    files = select_files(root, includes)
+    checker = Checker(root)  # for the evidence folder, the cache-link rule and evidence loading
+    targets: list[tuple[str, str]] = []  # placeholder number -> (bundled file, fragment)
+    taken: set[str] = set()
+    parts = [_prepare(checker, rel, files, _prefix(rel, taken), targets) for rel in files]
+    text = _assemble(parts, files)
+    by_rel = {p.rel: p for p in parts}
+    warnings: list[str] = []
+
+    def resolve(m: re.Match[str]) -> str:
+        rel, fragment = targets[int(m.group(1))]
+        part = by_rel[rel]
+        if fragment and not _LINE_FRAGMENT.fullmatch(fragment):
+            for candidate in (fragment, fragment.lower()):
+                k = part.slugs.index(candidate) if candidate in part.slugs else len(part.bundle_slugs)
+                if k < len(part.bundle_slugs):
+                    return "#" + part.bundle_slugs[k]
+            if fragment in part.html_ids:
+                return "#" + fragment
+            warnings.append(f"{rel} has no heading #{fragment}; linking to the start of the file")
+        return "#" + part.anchor
+
+    text = _PLACEHOLDER.sub(resolve, text)
+    problems = verify_bundle(text)
+    if problems:
+        raise BundleError("\n".join(problems))
+    return Bundle(text, files, warnings)
+
+
+@click.command(context_settings=CONTEXT)
+@click.argument("root", default=".", type=click.Path(path_type=Path))
+@click.option("--include", "includes", multiple=True, metavar="GLOBS", help="More files after the skills, in order (repeatable; comma-separated globs).")
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), help="Write here (atomically) instead of stdout.")
+@click.option("--max-tokens", type=click.IntRange(min=1), metavar="N", help="Fail, writing nothing, if the estimate exceeds N.")
+def bundle(root: Path, includes: tuple[str, ...], output: Path | None, max_tokens: int | None) -> None:
+    """Write the skill as one self-contained Markdown file for a system prompt.
+
+    SKILL.md, rl/SKILL.md and pinn/SKILL.md, then any --include files, in
+    order: front matter removed, footnote ids made unique per file, links
+    rewritten to in-bundle anchors, source URLs or plain paths. The token
+    estimate (characters/4) goes to stderr.
+
+    \b
+    Examples:
+      skillcite bundle > prompt.md
+      skillcite bundle --include PLAYBOOK.md --include 'refs/*.md' -o prompt.md
+      skillcite bundle --max-tokens 12000 -o prompt.md
+    """
+    try:
+        result = build_bundle(root, includes)
+    except InputError as exc:
+        fail(str(exc))
+    except BundleError as exc:
+        fail("the bundle would not stand alone:\n  " + str(exc).replace("\n", "\n  "), 1)
+    for warning in result.warnings:
+        click.echo(f"skillcite: warning: {warning}", err=True)
+    n = len(result.files)
+    click.echo(f"bundle: {n} file{'s' * (n != 1)}, {len(result.text)} characters, about {result.tokens} tokens (characters/4)", err=True)
+    if max_tokens is not None and result.tokens > max_tokens:
+        fail(f"about {result.tokens} tokens is over --max-tokens {max_tokens}; nothing written", 1)
+    if output is None:
+        click.echo(result.text, nl=False)
+        return
+    if output.resolve() in {(root / rel).resolve() for rel in result.files}:
+        fail(f"{output}: refusing to overwrite a bundled source file")
+    try:
+        atomic_write(output, result.text.encode("utf-8"))
+    except OSError as exc:
+        fail(f"{output}: cannot write ({exc.strerror or exc})")
+    click.echo(f"wrote {output}", err=True)

@@ -1,0 +1,330 @@
+"""``skillcite install``: copy the skill into an agent's skills folder.
+
+In the package the sub-skills live inside the main skill (``rl/``,
+``pinn/``); agents want every skill as its own folder, named as its ``name:``,
+side by side in one skills folder. So the main skill installs as ``<name>/``
+with PLAYBOOK.md, refs/, the evidence folder and every file its links reach,
+and each sub-skill as ``<name>-<folder>/`` with ``name:`` rewritten to match.
+Relative links are rewritten for the new layout (``../SKILL.md`` becomes
+``../ml-debug/SKILL.md``); evidence files are copied byte for byte, so their
+locks still hold.
+
+Installing is atomic: the tree is built in a hidden folder inside the
+destination, checked (every link resolves, every name equals its folder),
+then renamed into place. An existing skill folder is replaced only with
+``--force``, and kept as a backup until every rename has succeeded.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote
+
+import click
+
+from .cli import CONTEXT, fail
+from .mdlinks import Edit, apply_edits, find_inline_links
+from .check import Checker
+from .config import Config, load_config
+from .document import local_target
+from .evidence import split_front_matter
+from .textio import BOM, InputError, TextFile, read_text
+
+# Skills folders as each agent documents them: (user scope, under the home
+# folder; project scope, under the current folder).
+AGENT_FOLDERS: dict[str, tuple[str, str]] = {
+    "claude": (".claude/skills", ".claude/skills"),  # Claude Code
+    "codex": (".agents/skills", ".agents/skills"),  # developers.openai.com/codex/skills
+    "gemini": (".gemini/skills", ".gemini/skills"),  # geminicli.com/docs/cli/skills
+    "cursor": (".cursor/skills", ".cursor/skills"),  # cursor.com/docs/context/skills
+    "copilot": (".copilot/skills", ".github/skills"),  # docs.github.com, Copilot agent skills
+}
+MAIN_EXTRAS = ("PLAYBOOK.md", "refs")  # installed with the main skill even if nothing links them
+# What the installed tree is checked for: cache links, skill front matter, local links.
+CHECKED = {"SC201", "SC202", "SC203", "SC501", "SC502", "SC503", "SC504", "SC505", "SC601", "SC602"}
+_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+_NAME_KEY = re.compile(r"name[ \t]*:")
+
+
+@dataclass(frozen=True, slots=True)
+class Skill:
+    """One skill to install: its folder there and its folder here."""
+
+    name: str  # installed folder name, equal to its front matter name
+    source: str  # its folder in the package; "" for the main skill
+
+
+@dataclass(slots=True)
+class InstallPlan:
+    """Everything an install writes, computed before anything is written."""
+
+    root: Path
+    dest: Path
+    skills: list[Skill]
+    evidence: str  # the evidence folder, relative to the package root
+    files: dict[str, bytes] = field(default_factory=dict)  # path under dest -> content
+    sources: dict[str, str] = field(default_factory=dict)  # path under dest -> package path
+    notes: dict[str, str] = field(default_factory=dict)  # path under dest -> what was rewritten
+
+    def place(self, rel: str) -> str:
+        """Where the package path ``rel`` goes, relative to the destination."""
+        for skill in self.skills[1:]:
+            if rel == skill.source or rel.startswith(skill.source + "/"):
+                return skill.name + rel[len(skill.source) :]
+        main = self.skills[0].name
+        return main if rel in ("", ".") else f"{main}/{rel}"
+
+    def count(self, skill: Skill) -> int:
+        """Number of files installed into ``skill``'s folder."""
+        return sum(1 for rel in self.files if rel.startswith(skill.name + "/"))
+
+
+def skills_folder(agent: str, scope: str, dest: Path | None) -> Path:
+    """The folder the skills go into: ``dest`` if given, else the agent's documented one."""
+    if dest is not None:
+        return dest.expanduser()
+    folders = AGENT_FOLDERS.get(agent.lower())
+    if folders is None:
+        raise InputError(f"no known skills folder for agent {agent!r}; pass --dest DIR (known agents: {', '.join(AGENT_FOLDERS)})")
+    return Path.home() / folders[0] if scope == "user" else Path.cwd() / folders[1]
+
+
+def find_skills(root: Path, config: Config) -> list[Skill]:
+    """The main skill, then every top-level folder with a ``SKILL.md`` (sorted)."""
+    fm = split_front_matter(read_text(root / "SKILL.md"))
+    main = fm.data.get("name") if fm.data else None
+    if not isinstance(main, str) or len(main) > 64 or not _NAME.fullmatch(main):
+        raise InputError(f"{root / 'SKILL.md'}: name {main!r} is not a valid skill name (a-z, 0-9, single hyphens)")
+    skills = [Skill(main, "")]
+    for folder in sorted(p for p in root.iterdir() if p.is_dir() and (p / "SKILL.md").is_file()):
+        if folder.name.startswith(".") or config.is_excluded(f"{folder.name}/SKILL.md"):
+            continue
+        name = f"{main}-{re.sub(r'[^a-z0-9]+', '-', folder.name.lower()).strip('-')}"
+        if len(name) > 64 or not _NAME.fullmatch(name):
+            raise InputError(f"{folder}: cannot name its skill {name!r} (a-z, 0-9, single hyphens, at most 64)")
+        skills.append(Skill(name, folder.name))
+    return skills
+
+
+def _skip(rel: str) -> bool:
+    """Hidden files and caches are never installed."""
+    return any(part.startswith(".") or part == "__pycache__" for part in rel.split("/"))
+
+
+def _is_under(rel: str, folder: str) -> bool:
+    return rel == folder or rel.startswith(folder + "/")
+
+
+def _link_targets(checker: Checker, plan: InstallPlan, rel: str) -> list[str]:
+    """Package paths that the local links of document ``rel`` point at."""
+    out = []
+    for link in checker.load_document(plan.root / rel).links:
+        local = local_target(link.value)
+        if local is None or not local[0]:
+            continue
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(rel), local[0]))
+        # The package root and the sub-skill folders are installed anyway; a
+        # link to one of them must not pull in the whole repository.
+        if target == "." or target.startswith("../") or target in {s.source for s in plan.skills}:
+            continue
+        out.append(target)
+    return out
+
+
+def _rewrite(plan: InstallPlan, rel: str, file: TextFile) -> tuple[str, str]:
+    """The text of document ``rel`` with links fitted to the installed layout."""
+    here, there = posixpath.dirname(rel), posixpath.dirname(plan.place(rel))
+    edits: list[Edit] = []
+    for link in find_inline_links(file):
+        local = local_target(link.href)
+        if local is None or not local[0]:
+            continue
+        target = posixpath.normpath(posixpath.join(here, local[0]))
+        if target.startswith("../") or target == "..":
+            continue  # outside the package: nothing to point at (the check reports it)
+        placed = plan.place(target)
+        if posixpath.normpath(posixpath.join(there, local[0])) == placed:
+            continue  # still right where it is
+        raw = link.target.partition("#")[0]
+        new = posixpath.relpath(placed, there or ".") + ("/" if raw.endswith("/") else "")
+        bracketed = file.text[link.target_span[0] - 1] == "<"  # <...> may hold spaces
+        edits.append((link.target_span[0], link.target_span[0] + len(raw), new if bracketed else quote(new, safe="/")))
+    notes = [f"{len(edits)} link{'s' * (len(edits) != 1)} rewritten"] if edits else []
+    skill = next((s for s in plan.skills[1:] if rel == f"{s.source}/SKILL.md"), None)
+    if skill is not None:  # Agent Skills rule: the name equals the folder
+        end_line = split_front_matter(file).end_line
+        for number in range(2, end_line):
+            line = file.line(number)
+            if _NAME_KEY.match(line):
+                start = file.line_starts[number - 1]
+                edits.append((start, start + len(line), f"name: {skill.name}"))
+                notes.insert(0, f"name: {skill.name}")
+                break
+    return apply_edits(file.text, edits), ", ".join(notes)
+
+
+def plan_install(root: Path, dest: Path) -> InstallPlan:
+    """Collect and rewrite every file to install, in memory."""
+    if not root.is_dir():
+        raise InputError(f"{root}: no such directory")
+    config = load_config(root)
+    plan = InstallPlan(root, dest, find_skills(root, config), config.evidence.strip("/"))
+    checker = Checker(root, config)
+    queue = ["SKILL.md", *MAIN_EXTRAS, plan.evidence, *(s.source for s in plan.skills[1:])]
+    seen: set[str] = set()
+    while queue:
+        rel = queue.pop(0)
+        path = root / rel
+        if rel in seen or _skip(rel) or not path.exists():
+            continue
+        seen.add(rel)
+        if path.is_dir():
+            queue.extend(sorted(f"{rel}/{child.name}" for child in path.iterdir()))
+            continue
+        placed = plan.place(rel)
+        plan.sources[placed] = rel
+        data = path.read_bytes()
+        if rel.endswith(".md") and not _is_under(rel, plan.evidence):
+            queue.extend(_link_targets(checker, plan, rel))
+            file = read_text(path)
+            text, note = _rewrite(plan, rel, file)
+            if text != file.text:
+                data = (BOM if file.bom else "").encode("utf-8") + text.encode("utf-8")
+                plan.notes[placed] = note
+        plan.files[placed] = data
+    return plan
+
+
+def write_tree(plan: InstallPlan, folder: Path) -> None:
+    """Write the plan's files under ``folder``, keeping each file's permissions."""
+    for rel, data in plan.files.items():
+        path = folder / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        shutil.copymode(plan.root / plan.sources[rel], path)
+
+
+def verify_tree(plan: InstallPlan, folder: Path) -> list[str]:
+    """Broken links and skill names in an installed tree, as ``path:line:col: CODE message``."""
+    config = Config(evidence=f"{plan.skills[0].name}/{plan.evidence}")
+    report = Checker(folder, config).run()
+    return [f"{plan.dest / d.path}:{d.line}:{d.column}: {d.code} {d.message}" for d in report.diagnostics if d.code in CHECKED]
+
+
+def _remove(path: Path) -> None:
+    if path.is_symlink() or not path.is_dir():
+        path.unlink()
+    else:
+        shutil.rmtree(path)
+
+
+def _swap(staging: Path, dest: Path, names: list[str]) -> None:
+    """Rename each staged skill into place; on any failure put everything back."""
+    backups: list[tuple[Path, Path]] = []
+    placed: list[Path] = []
+    try:
+        for name in names:
+            target = dest / name
+            if target.exists() or target.is_symlink():
+                backup = dest / f".{name}.skillcite-backup-{staging.name.rsplit('-', 1)[-1]}"
+                os.rename(target, backup)
+                backups.append((target, backup))
+            os.rename(staging / name, target)
+            placed.append(target)
+    except BaseException:
+        for target in reversed(placed):
+            _remove(target)
+        for target, backup in reversed(backups):
+            os.rename(backup, target)
+        raise
+    for _, backup in backups:  # only now is the old version no longer needed
+        _remove(backup)
+
+
+def check_destination(plan: InstallPlan, force: bool) -> list[Skill]:
+    """Skills that would replace an existing folder; raise unless ``force`` allows it."""
+    root = plan.root.resolve()
+    for skill in plan.skills:
+        target = (plan.dest / skill.name).resolve()
+        if target == root or target in root.parents:
+            raise InputError(f"refusing to install into {plan.dest / skill.name}: the package itself is there")
+    taken = [s for s in plan.skills if (plan.dest / s.name).exists() or (plan.dest / s.name).is_symlink()]
+    if taken and not force:
+        one = len(taken) == 1
+        names = ", ".join(str(plan.dest / s.name) for s in taken)
+        raise InputError(f"{names} already exist{'s' * one}; pass --force to replace {'it' if one else 'them'}")
+    return taken
+
+
+def install_plan(plan: InstallPlan, force: bool = False) -> list[str]:
+    """Write, check and move the plan into place; return problems (then nothing is installed)."""
+    check_destination(plan, force)
+    plan.dest.mkdir(parents=True, exist_ok=True)
+    # Inside the destination, so the final renames never cross file systems.
+    staging = Path(tempfile.mkdtemp(prefix=".skillcite-install-", dir=plan.dest))
+    try:
+        write_tree(plan, staging)
+        problems = verify_tree(plan, staging)
+        if not problems:
+            _swap(staging, plan.dest, [s.name for s in plan.skills])
+        return problems
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+@click.command(context_settings=CONTEXT)
+@click.argument("root", default=".", type=click.Path(path_type=Path))
+@click.option("--scope", type=click.Choice(["user", "project"]), default="user", show_default=True, help="Your home folder, or the current folder.")
+@click.option("--agent", default="claude", show_default=True, metavar="NAME", help=f"Whose skills folder: {', '.join(AGENT_FOLDERS)}; others need --dest.")
+@click.option("--dest", type=click.Path(path_type=Path, file_okay=False), help="Install into this skills folder instead.")
+@click.option("--force", is_flag=True, help="Replace existing skill folders (atomically, backed up until done).")
+@click.option("--dry-run", is_flag=True, help="List what would be written, check it, write nothing.")
+def install(root: Path, scope: str, agent: str, dest: Path | None, force: bool, dry_run: bool) -> None:
+    """Copy the skill into an agent's skills folder, sub-skills as skills of their own.
+
+    The main skill installs under its name (ml-debug) with PLAYBOOK.md, refs/,
+    the evidence and whatever its links need; rl/ and pinn/ install as
+    ml-debug-rl and ml-debug-pinn, with names and relative links rewritten.
+    Every link is checked before the tree is moved into place.
+
+    \b
+    Examples:
+      skillcite install --scope user
+      skillcite install --agent codex --scope project
+      skillcite install --dest ~/my-skills --force
+      skillcite install --dry-run
+    """
+    try:
+        folder = skills_folder(agent, scope, dest)
+        plan = plan_install(root, folder)
+        taken = check_destination(plan, force)
+        if dry_run:  # build and check in a scratch folder: the destination stays untouched
+            with tempfile.TemporaryDirectory(prefix="skillcite-install-") as tmp:
+                write_tree(plan, Path(tmp))
+                problems = verify_tree(plan, Path(tmp))
+        else:
+            problems = install_plan(plan, force)
+    except InputError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot install into {folder}: {exc}")
+    for problem in problems:
+        click.echo(problem)
+    if problems:
+        fail(f"{len(problems)} problem{'s' * (len(problems) != 1)} in the installed tree; nothing installed", 1)
+    if dry_run:
+        for rel in sorted(plan.files, key=lambda rel: (rel.split("/")[0], rel)):
+            note = f" ({plan.notes[rel]})" if rel in plan.notes else ""
+            click.echo(f"would write {plan.dest / rel}{note}")
+        click.echo(f"dry run: {len(plan.skills)} skills, {len(plan.files)} files; nothing written")
+        return
+    for skill in plan.skills:
+        verb, n = "replaced" if skill in taken else "installed", plan.count(skill)
+        click.echo(f"{verb} {skill.name} -> {plan.dest / skill.name} ({n} file{'s' * (n != 1)})")
+    click.echo("checked: all links resolve and every skill's name equals its folder")
