@@ -183,3 +183,10 @@ def test_cache_gives_the_same_result_and_survives_corruption(pkg: Package, tmp_p
     # An edit misses the cache: the finding goes away.
     pkg.replace("SKILL.md", "(gone.md)", "(notes.md)")
     assert run("check", str(pkg.root)).exit_code == 0
+
+
+def test_dangling_symlink_document_exits_2(pkg: Package) -> None:
+    os.symlink(pkg.root / "nowhere.md", pkg.root / "broken.md")
+    r = run("check", str(pkg.root))
+    assert r.exit_code == 2
+    assert r.output.strip() == f"skillcite: error: {pkg.root / 'broken.md'}: no such file"

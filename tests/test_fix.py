@@ -169,3 +169,14 @@ def test_lines_removed_above_are_carried_through_history(pkg: Package) -> None:
     r = fix(pkg.root)
     assert f"cheap L{cheap - 4})" in pkg.read("SKILL.md"), r.output
     assert f"bug L{line_of(pkg.read(SRC), 'Assume you have a bug')}," in pkg.read("SKILL.md")
+
+
+def test_cache_link_without_anchors_gets_one(pkg: Package) -> None:
+    line = next(l for l in pkg.read("SKILL.md").splitlines() if l.startswith("[^src]:"))
+    pkg.replace("SKILL.md", line, line[: line.index("): ") + 1] + ")")
+    assert set(codes(pkg.root)) == {"SC209", "SC301"}
+    assert fix(pkg.root).exit_code == 0
+    ev = pkg.read(SRC)
+    bug, silent = line_of(ev, "Assume you have a bug"), line_of(ev, "neural nets fail silently")
+    assert f"([cache](docs/evidence/src.md): L{silent}+L{bug})" in pkg.read("SKILL.md")
+    assert codes(pkg.root) == []
