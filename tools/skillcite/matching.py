@@ -47,9 +47,23 @@ class QuotePattern:
     """A quote compiled for searching: literal and segmented forms."""
 
     text: str
-    literal: tuple[re.Pattern[str], ...]
+    literal: tuple[str, ...]  # the text with each case of its first letter
     segmented: tuple[re.Pattern[str], ...] | None
     fuzzy_text: str
+
+
+def _first_letter_literals(text: str) -> tuple[str, ...]:
+    """``text`` with its first letter in either case (plain strings, no regex).
+
+    Literal search is the common path; ``str.find`` spares compiling one
+    regular expression per quote, which dominated a cold check.
+    """
+    for k, ch in enumerate(text):
+        if ch.isalpha():
+            return tuple(sorted({text[:k] + ch.lower() + text[k + 1 :], text[:k] + ch.upper() + text[k + 1 :]}))
+        if ch.isalnum():
+            break
+    return (text,)
 
 
 def _first_letter_variants(segment: str) -> list[str]:
@@ -69,7 +83,7 @@ def compile_quote(quote: str) -> QuotePattern | None:
     text = normalize(quote).text.strip(_EDGE)
     if not text:
         return None
-    literal = tuple(re.compile(p) for p in _first_letter_variants(text))
+    literal = _first_letter_literals(text)
     segmented = None
     if _MARKER.search(text):
         parts: list[str] = []
@@ -119,9 +133,15 @@ def _search(patterns: tuple[re.Pattern[str], ...], haystack: str, lo: int = 0, h
 
 def find_exact(qp: QuotePattern, text: str, lo: int = 0, hi: int | None = None) -> tuple[int, int] | None:
     """Span of the quote in ``text[lo:hi]``: literal first, then segments."""
-    m = _search(qp.literal, text, lo, hi)
-    if m is None and qp.segmented:
-        m = _search(qp.segmented, text, lo, hi)
+    end = len(text) if hi is None else hi
+    best = -1
+    for variant in qp.literal:
+        i = text.find(variant, lo, end)
+        if i != -1 and (best == -1 or i < best):
+            best, length = i, len(variant)
+    if best != -1:
+        return best, best + length
+    m = _search(qp.segmented, text, lo, hi) if qp.segmented else None
     return m.span() if m else None
 
 
