@@ -53,3 +53,32 @@ def _python_blocks():
 @pytest.mark.parametrize("path,line,code", list(_python_blocks()))
 def test_python_blocks_compile(path: Path, line: int, code: str) -> None:
     compile(code, f"{path}:{line}", "exec")
+
+
+def test_readme_opens_with_the_two_setup_commands_and_ci_runs_them() -> None:
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"```sh\n(.*?)```", readme, re.DOTALL).group(1).splitlines()
+    assert block[:2] == ['pip install -e . && skillcite check', 'pip install -e ".[test]" && pytest']
+    ci = (ROOT / ".ci/run").read_text().splitlines()
+    assert block[1] in ci
+    assert "skillcite check --strict" in ci
+
+
+def test_plugin_manifests_point_at_real_skills() -> None:
+    import json
+
+    plugin = json.loads((ROOT / ".claude-plugin/plugin.json").read_text())
+    assert plugin["name"] == "ml-debug"
+    for rel in plugin["skills"]:
+        assert (ROOT / rel / "SKILL.md").is_file(), rel
+    market = json.loads((ROOT / ".claude-plugin/marketplace.json").read_text())
+    assert [p["name"] for p in market["plugins"]] == ["ml-debug"]
+
+
+def test_pre_commit_hooks_are_well_formed() -> None:
+    import yaml
+
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    for hook in hooks:
+        assert {"id", "name", "entry", "language"} <= set(hook)
+        assert hook["entry"].split()[0] == "skillcite"
