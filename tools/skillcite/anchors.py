@@ -87,8 +87,14 @@ def parse_anchor_list(text: str, base: int) -> tuple[list[Anchor], list[tuple[in
     pos = 0
     for item in text.split(","):
         m = _ITEM.fullmatch(item)
-        if not m:
+        label_words = (m.group("label") or "").split() if m else []
+        if not item.strip():
+            errors.append((base + pos, "empty anchor (a stray ',')"))
+        elif not m:
             errors.append((base + pos, f"cannot parse anchor {item.strip()!r} (expected [label ]L<start>[-<end>][+L...])"))
+        elif label_words and _RANGE.fullmatch(label_words[-1]):
+            # ``L11 L12`` would read as the label "L11" and the range L12.
+            errors.append((base + pos, f"anchor {item.strip()!r} has ranges without ',' or '+' between them"))
         else:
             ranges = [
                 Range(int(r.group(1)), int(r.group(2)) if r.group(2) else int(r.group(1)))

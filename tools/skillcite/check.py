@@ -16,7 +16,7 @@ from .document import Document, FootnoteDef, Quote, local_target, parse_document
 from .evidence import Evidence
 from .matching import Match, locate
 from .skills import check_skill
-from .textio import InputError, TextFile, line_starts, read_text
+from .textio import InputError, TextFile, line_starts, read_text, resolve
 
 _LINE_FRAGMENT = re.compile(r"L\d+(?:-L?\d+)?")
 _RANK = {"verified": 0, "moved": 1, "altered": 2, "notfound": 3}
@@ -77,7 +77,7 @@ class Checker:
             raise InputError(f"{root}: not a directory")
         self.root = root
         self.config = config if config is not None else load_config(root)
-        self.evidence_dir = (root / self.config.evidence).resolve()
+        self.evidence_dir = resolve(root / self.config.evidence)
         self.report = Report(root)
         self._docs_by_path: dict[Path, Document] = {}
         # Documents checked from memory instead of disk (``fix`` re-checks
@@ -103,7 +103,7 @@ class Checker:
             keep = []
             for d in sorted(dirnames):
                 rel = self.rel(base / d)
-                if (base / d).resolve() == self.evidence_dir or self.config.is_excluded(rel + "/x"):
+                if resolve(base / d) == self.evidence_dir or self.config.is_excluded(rel + "/x"):
                     continue
                 keep.append(d)
             dirnames[:] = keep
@@ -122,14 +122,14 @@ class Checker:
                 return True
             if not target or re.match(r"[A-Za-z][A-Za-z0-9+.-]*:|//", target):
                 return False
-            resolved = (parent / unquote(target)).resolve()
+            resolved = resolve(parent / unquote(target))
             return resolved == self.evidence_dir or self.evidence_dir in resolved.parents
 
         return is_cache
 
     def load_document(self, path: Path) -> Document:
         """Read and parse one document (cached)."""
-        key = path.resolve()
+        key = resolve(path)
         if key not in self._docs_by_path:
             if key in self.overrides:
                 text = self.overrides[key]
@@ -157,7 +157,7 @@ class Checker:
         """Load one evidence file (cached by resolved path)."""
         key = self._real.get(path)
         if key is None:
-            key = self._real[path] = path.resolve()
+            key = self._real[path] = resolve(path)
         ev = self.report.evidence.get(key)
         if ev is None:
             ev = Evidence.load(path, self.rel(path), self.use_cache)
@@ -172,7 +172,7 @@ class Checker:
         """Check everything and return the report (diagnostics sorted)."""
         if self.evidence_dir.is_dir():
             for path in sorted(self.evidence_dir.rglob("*.md")):
-                if path.name not in EVIDENCE_EXEMPT and path.is_file():
+                if path.name not in EVIDENCE_EXEMPT and _is_file(path):
                     self.evidence(path)
         cited: set[Path] = set()
         for path in self.discover():
@@ -235,10 +235,10 @@ class Checker:
         if target.startswith("/") or re.match(r"[A-Za-z]:[\\/]", target):
             return None, "SC202"
         path = doc.path.parent / target
-        resolved = path.resolve()
+        resolved = resolve(path)
         if self.evidence_dir not in resolved.parents:
             return None, "SC202"
-        if not path.is_file():
+        if not _is_file(path):
             return None, "SC201"
         return path, None
 
@@ -254,7 +254,7 @@ class Checker:
             return
         assert path is not None
         ev = self.evidence(path)
-        cited.add(self._real.get(path) or path.resolve())
+        cited.add(self._real.get(path) or resolve(path))
         if ev.file is None:
             self.emit("SC203", rel, line, col, f"cache link {link.target!r}: {ev.error}")
             return
@@ -336,10 +336,10 @@ class Checker:
             if path_part in cache_targets or link.value.split("#")[0] in cache_targets:
                 continue
             target = (doc.path.parent / path_part) if path_part else doc.path
-            if not target.exists():
+            if not _exists(target):
                 self.emit("SC601", doc.rel, link.line, link.column, f"link target {path_part!r} does not exist")
                 continue
-            if not fragment or target.is_dir() or _LINE_FRAGMENT.fullmatch(fragment):
+            if not fragment or _LINE_FRAGMENT.fullmatch(fragment) or _is_dir(target):
                 continue
             if target.suffix.lower() != ".md":
                 continue
@@ -350,6 +350,35 @@ class Checker:
             if fragment not in target_doc.slugs and fragment.lower() not in target_doc.slugs:
                 name = "this file" if not path_part else path_part
                 self.emit("SC602", doc.rel, link.line, link.column, f"no heading #{fragment} in {name}")
+
+
+def _is_file(path: Path) -> bool:
+    """``path.is_file()``, but true when the file cannot be inspected.
+
+    pathlib swallows only "no such file" errors: in a folder without search
+    permission ``stat`` fails with EACCES and ``is_file()`` raises. Such a
+    path is kept, and reading it reports the real problem in one line.
+    """
+    try:
+        return path.is_file()
+    except OSError:
+        return True
+
+
+def _exists(path: Path) -> bool:
+    """``path.exists()``, true when it cannot be inspected (see :func:`_is_file`)."""
+    try:
+        return path.exists()
+    except OSError:
+        return True
+
+
+def _is_dir(path: Path) -> bool:
+    """``path.is_dir()``, false when it cannot be inspected."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
 
 
 def _rank(o: QuoteOutcome) -> int:

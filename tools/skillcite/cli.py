@@ -149,6 +149,8 @@ def lock(files: tuple[Path, ...], root: Path, check_only: bool) -> None:
         results = [lock_file(p, write=not check_only) for p in files]
     except InputError as exc:
         fail(str(exc))
+    except OSError as exc:  # a read-only folder or file: one line, not a traceback
+        fail(f"{exc.filename or 'an evidence file'}: cannot write ({exc.strerror or exc})")
     stale = [r for r in results if r.status == "stale"]
     for r in results:
         if r.status != "ok":
@@ -212,7 +214,11 @@ def fix(root: Path, show_diff: bool, check_only: bool) -> None:
             click.echo(plan.diff(), nl=False)
         click.echo(f"{len(changed)} file{'s' * (len(changed) != 1)} would change ({plan.followed} moved quotes, {plan.carried} carried anchors)", err=True)
         sys.exit(1 if (check_only and changed) or plan.unresolved else 0)
-    for path in write(plan):
+    try:
+        written = write(plan)
+    except OSError as exc:  # a read-only folder or file: one line, not a traceback
+        fail(f"{exc.filename or 'a document'}: cannot write ({exc.strerror or exc})")
+    for path in written:
         click.echo(f"fixed {path}")
     click.echo(f"{len(changed)} file{'s' * (len(changed) != 1)} changed ({plan.followed} moved quotes, {plan.carried} carried anchors)", err=True)
     sys.exit(1 if plan.unresolved else 0)

@@ -66,7 +66,8 @@ def load_config(root: Path) -> Config:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: invalid TOML: {exc}") from None
-    table = data.get("tool", {}).get("skillcite", {})
+    tool = data.get("tool", {})
+    table = tool.get("skillcite", {}) if isinstance(tool, dict) else None
     if not isinstance(table, dict):
         raise InputError(f"{path}: [tool.skillcite] must be a table")
     known = {f.name: f for f in fields(Config)}

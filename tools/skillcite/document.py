@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -27,6 +28,7 @@ from .textio import InputError, TextFile
 REF = "\ue000"  # stands for a footnote reference in flattened inline text
 CODE = "\ue001"  # masks code characters so they never delimit a quote
 _UNDEFINED_REF = re.compile(r"\[\^([A-Za-z0-9_-]+)\]")
+_CODE_SPAN = re.compile(r"(`+)[\s\S]*?(?<!`)\1(?!`)")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:|//")
 _HTML_ID = re.compile(r"""\b(?:id|name)\s*=\s*["']([^"']+)["']""")
 _ALERT = re.compile(r"\s*\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]", re.IGNORECASE)
@@ -102,11 +104,14 @@ def github_slug(text: str) -> str:
     return text.replace(" ", "-")
 
 
-def flatten_inline(inline: Token) -> tuple[str, str, list[str]]:
+def flatten_inline(inline: Token, html: bool = False) -> tuple[str, str, list[str]]:
     """Plain text of an inline token, the same text with code masked, and its ref labels.
 
     Footnote references become :data:`REF`; code characters are masked with
-    :data:`CODE` in the second string so they never delimit a quote.
+    :data:`CODE` in the second string so they never delimit a quote. With
+    ``html`` (quote text), inline HTML is kept too, masked like code: the
+    parser takes ``<eos>`` for a tag, but a quote of it must keep the token,
+    and :func:`~skillcite.normalize.normalize` drops real markup on both sides.
     """
     plain: list[str] = []
     scan: list[str] = []
@@ -116,7 +121,7 @@ def flatten_inline(inline: Token) -> tuple[str, str, list[str]]:
         if kind == "text":
             plain.append(child.content)
             scan.append(child.content)
-        elif kind == "code_inline":
+        elif kind == "code_inline" or (html and kind == "html_inline"):
             plain.append(child.content)
             scan.append(CODE * len(child.content))
         elif kind in ("softbreak", "hardbreak"):
@@ -171,8 +176,8 @@ class _Builder:
         return self.file.line_span(first, last)
 
     def flatten(self, inline: Token) -> tuple[str, str, list[str]]:
-        """See :func:`flatten_inline`."""
-        return flatten_inline(inline)
+        """See :func:`flatten_inline` (quote text: inline HTML kept)."""
+        return flatten_inline(inline, html=True)
 
     def locate_refs(self, inline: Token, labels: list[str], span: tuple[int, int]) -> list[tuple[int, int]]:
         """Line and column of each footnote reference, in order."""
@@ -194,12 +199,10 @@ class _Builder:
         for label, (line, col) in zip(labels, self.locate_refs(inline, labels, span)):
             self.doc.references.append(Located(label, line, col))
         cursor = span[0]
+        raw: list = []  # see undefined_refs
         for child in inline.children or []:
             if child.type == "text":
-                for m in _UNDEFINED_REF.finditer(child.content):
-                    offset = self.text.find(m.group(), span[0], span[1])
-                    line, col = _position(self.file, offset if offset >= 0 else span[0])
-                    self.doc.undefined.append(Located(m.group(1), line, col))
+                self.undefined_refs(child.content, span, raw)
             elif child.type == "link_open":
                 href = str(child.attrs.get("href", ""))
                 offset = self.text.find("](" + href, cursor, span[1])
@@ -216,6 +219,11 @@ class _Builder:
     def inline_quotes(self, plain: str, scan: str, labels: list[str], span: tuple[int, int]) -> None:
         """Find ``"..."`` quotes that cite a footnote (DESIGN §3)."""
         ref_index = {i: n for n, i in enumerate(i for i, ch in enumerate(scan) if ch == REF)}
+        # Sentence ends are found once per block and looked up by position:
+        # a search from each quote made a paragraph of many quotes quadratic.
+        ends = [(e.start(), e.group() == REF) for e in _SENTENCE_END.finditer(scan)]
+        end_starts = [e[0] for e in ends]
+        cursor = span[0]  # quotes are located in order, so a repeated one is found again
         for m in _QUOTE.finditer(scan):
             group = 1 if m.group(1) is not None else 2
             start, end = m.span(group)
@@ -228,24 +236,27 @@ class _Builder:
                 first = after.start(1)
                 cited = [labels[ref_index[first + k]] for k in range(len(after.group(1)))]
             elif len(_WORD.findall(body)) >= 3:
-                end_of_sentence = _SENTENCE_END.search(scan, m.end())
-                if end_of_sentence and end_of_sentence.group() == REF:
-                    k = end_of_sentence.start()
+                n = bisect_left(end_starts, m.end())
+                if n < len(ends) and ends[n][1]:
+                    k = ends[n][0]
                     while k < len(scan) and scan[k] == REF:
                         cited.append(labels[ref_index[k]])
                         k += 1
             if cited:
-                line, col = self.locate_quote(body, span)
+                offset = self.locate_quote(body, (cursor, span[1]))
+                cursor = offset + 1 if offset >= 0 else cursor
+                line, col = _position(self.file, offset if offset >= 0 else span[0])
                 self.doc.quotes.append(Quote(body, cited, line, col, False))
 
-    def locate_quote(self, body: str, span: tuple[int, int]) -> tuple[int, int]:
+    def locate_quote(self, body: str, span: tuple[int, int]) -> int:
+        """Offset of the quote mark opening ``body`` in ``span``, or -1."""
         words = _WORD.findall(body)
         if words:
             pattern = re.compile(r"[\"\u201c][^\w\n]{0,4}" + re.escape(words[0]))
             m = pattern.search(self.text, span[0], span[1])
             if m:
-                return _position(self.file, m.start())
-        return _position(self.file, span[0])
+                return m.start()
+        return -1
 
     def build(self, tokens: list[Token]) -> None:
         i = 0
@@ -336,15 +347,33 @@ class _Builder:
             self.doc.unsourced.append(Located(text, line, col))
         return j + 1
 
+    def undefined_refs(self, content: str, span: tuple[int, int], raw: list) -> None:
+        """Record each ``[^id]`` left as text in ``content`` (no definition matched).
+
+        A reference written escaped (``[\\^id]``) is text too, but meant as
+        literal text: only occurrences spelled ``[^id]`` in the source, outside
+        code spans, count. ``raw`` holds the block's source with code masked
+        and a search cursor, computed once per block on first use.
+        """
+        for m in _UNDEFINED_REF.finditer(content):
+            if not raw:
+                block = self.text[span[0] : span[1]]
+                raw.extend([_CODE_SPAN.sub(lambda c: " " * len(c.group()), block), 0])
+            found = raw[0].find(m.group(), raw[1])
+            if found < 0:
+                continue
+            raw[1] = found + 1
+            self.doc.undefined.append(Located(m.group(1), *_position(self.file, span[0] + found)))
+
     def record_links_only(self, tok: Token) -> None:
         span = self.block_span(tok.map)
+        raw: list = []
         for child in tok.children or []:
             if child.type == "link_open":
                 line, col = _position(self.file, span[0])
                 self.doc.links.append(Located(str(child.attrs.get("href", "")), line, col))
             elif child.type == "text":
-                for m in _UNDEFINED_REF.finditer(child.content):
-                    self.doc.undefined.append(Located(m.group(1), *_position(self.file, span[0])))
+                self.undefined_refs(child.content, span, raw)
 
     def fence(self, tok: Token) -> None:
         first, last = tok.map

@@ -8,8 +8,11 @@ Two repairs, both limited to the anchor text inside footnote definitions:
    or paraphrase) is mapped to its new lines. Ranges whose lines were
    deleted or rewritten cannot be carried and are reported, not guessed.
 2. **Follow moved quotes.** A quote the check reports as *moved* gets its
-   anchor rewritten to the lines where the quote now is: the nearest anchor
-   of its cache link when no other quote relies on it, else a new anchor.
+   anchor rewritten to the lines where the quote now is, when its cache link
+   has exactly one anchor that no other quote relies on; else the lines are
+   added as a new anchor. With several such anchors, which one the quote
+   left is a guess (the nearest is often a paraphrase's anchor shifted by the
+   same edit), so none is rewritten and the note asks for a look.
 
 The result is re-checked in memory; a result with any finding that was not
 there before is refused. Writes are atomic and keep every other byte.
@@ -88,23 +91,27 @@ def _render(ranges: list[Range]) -> str:
 
 
 # -- 1. carrying anchors through an evidence diff ----------------------------
-def locked_version(root: Path, ev: Evidence) -> str | None:
+def locked_version(ev: Evidence) -> str | None:
     """The file text, from git history, whose body matches the current lock."""
     if ev.front is None or not ev.front.data:
         return None
     locked = ev.front.data.get("sha256")
     if not isinstance(locked, str):
         return None
-    rel = ev.path.resolve().relative_to(root.resolve()).as_posix()
+    # Ask git from the file's own folder, with a ``./`` path: the evidence
+    # folder may lie outside the root (``evidence = "../ev"``), where a path
+    # relative to the root does not exist.
+    real = ev.path.resolve()
+    folder, rel = str(real.parent), f"./{real.name}"
     try:
         log = subprocess.run(
-            ["git", "-C", str(root), "log", f"-n{HISTORY_DEPTH}", "--format=%H", "--", rel],
+            ["git", "-C", folder, "log", f"-n{HISTORY_DEPTH}", "--format=%H", "--", rel],
             capture_output=True, text=True, check=True,
         ).stdout.split()
     except (OSError, subprocess.CalledProcessError):
         return None
     for commit in log:
-        show = subprocess.run(["git", "-C", str(root), "show", f"{commit}:{rel}"], capture_output=True)
+        show = subprocess.run(["git", "-C", folder, "show", f"{commit}:{rel}"], capture_output=True)
         if show.returncode != 0:
             continue
         try:
@@ -138,16 +145,18 @@ def carry_range(r: Range, mapping: dict[int, int]) -> Range | None:
 
 
 # -- 2. following moved quotes -----------------------------------------------
-def _distance(anchor: Anchor, lines: tuple[int, int]) -> int:
-    return min(max(r.start - lines[1], lines[0] - r.end, 0) for r in anchor.ranges)
+def _relied_on(anchor: Anchor, link: CacheLink, report: Report, skip: QuoteOutcome, gone: set[int]) -> bool:
+    """True when a verified quote citing ``link`` needs ``anchor``.
 
-
-def _relied_on(anchor: Anchor, link: CacheLink, report: Report, skip: QuoteOutcome) -> bool:
-    """True when a verified quote is found inside ``anchor`` alone."""
+    It does when the quote is no longer verified by the other anchors of the
+    link, less those already being rewritten (ids in ``gone``): a quote may
+    rest on two anchors together, and testing ``anchor`` alone missed that.
+    """
+    rest = [a.ranges for a in link.anchors if a is not anchor and id(a) not in gone]
     for o in report.outcomes:
         if o is skip or o.link is not link or o.match is None or o.match.status != "verified":
             continue
-        if locate(o.quote.text, o.evidence, [anchor.ranges]).status == "verified":
+        if locate(o.quote.text, o.evidence, rest).status != "verified":
             return True
     return False
 
@@ -182,7 +191,7 @@ class Fixer:
                 continue
             if not _HEX.fullmatch(str(ev.front.data.get("sha256", ""))):
                 continue  # never locked: there is no earlier version to diff against
-            old = locked_version(self.root, ev)
+            old = locked_version(ev)
             if old is None:
                 self.plan.unresolved.append(f"{ev.rel}: body changed since its lock and the locked version is not in git history; anchors into it were not carried")
                 continue
@@ -227,15 +236,23 @@ class Fixer:
             if not candidates and any(a.span is None for a in o.link.anchors):
                 self.plan.unresolved.append(f"{o.doc.rel}:{o.quote.line}: quote moved to L{lines[0]}-{lines[1]} but [^{o.definition.label}] uses a #L fragment; edit it by hand")
                 continue
-            nearest = min(candidates, key=lambda a: _distance(a, lines), default=None)
-            if nearest is not None and (id(nearest) in replaced or not _relied_on(nearest, o.link, report, o)):
-                replaced.setdefault(id(nearest), []).append(lines)
+            gone = set(replaced)
+            free = [a for a in candidates if id(a) in replaced or not _relied_on(a, o.link, report, o, gone)]
+            if len(free) == 1:
+                target = free[0]
+                replaced.setdefault(id(target), []).append(lines)
                 edits.setdefault(key, [])
-                edits[key] = [e for e in edits[key] if e.start != nearest.span[0]]
-                edits[key].append(Edit(*nearest.span, _merge(replaced[id(nearest)])))
+                edits[key] = [e for e in edits[key] if e.start != target.span[0]]
+                edits[key].append(Edit(*target.span, _merge(replaced[id(target)])))
             else:
                 entry = appended.setdefault(id(o.link), (o.link, key, []))
                 entry[2].append(lines)
+                if free:
+                    names = ", ".join(f"{a.label} {a.render_ranges()}".strip() for a in free)
+                    self.plan.unresolved.append(
+                        f"{o.doc.rel}:{o.quote.line}: quote moved to {_merge([lines])}, added as a new anchor of "
+                        f"[^{o.definition.label}]: any of {names} may be the one it left (or hold a paraphrase); remove the stale one by hand"
+                    )
             self.plan.followed += 1
         for link, key, spans in appended.values():
             new = _merge(spans)

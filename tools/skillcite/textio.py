@@ -53,6 +53,18 @@ class TextFile:
         return self.text[start:end].rstrip("\r\n")
 
 
+def resolve(path: Path) -> Path:
+    """``path.resolve()``, or the absolute path when a symlink loop stops it.
+
+    Python 3.11 raises RuntimeError on a loop (later versions OSError). The
+    looping path then fails to read like a missing file, and is reported as one.
+    """
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError):
+        return Path(os.path.abspath(path))
+
+
 def line_starts(text: str) -> list[int]:
     """Offsets where each line begins (line 1 at offset 0)."""
     starts = [0]
