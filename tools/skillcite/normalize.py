@@ -38,6 +38,10 @@ _DROP = "\u00ad\u200b\u200c\u200d\u2060\ufeff*_`\\"
 _FOLDED = frozenset(_DASHES + _QUOTES + _DROP + "\u2026")
 _STRIP = re.compile("[" + re.escape(_DROP) + "]")
 _MAX_PASSES = 4  # a bound only: real text is stable after the second pass
+# What a pass can still change in normalized text: the openers of links,
+# footnote references, tags, entities and strike-through, dash runs, and a
+# combining mark an entity decoded to (the next pass composes it).
+_UNSTABLE = re.compile("[\\[\\]<&~\u0300-\u036f]|--")
 
 # Elements whose bare tags (no attributes) sources use for formatting, and
 # the MathML of papers converted to HTML. Deliberately absent: names that
@@ -176,6 +180,8 @@ def normalize(source: str, base: int = 0) -> Normalized:
     """
     result = _normalize_once(source, base)
     for _ in range(_MAX_PASSES):
+        if not _UNSTABLE.search(result.text):
+            break  # nothing a pass could still act on: the common case for plain prose
         again = _normalize_once(result.text)
         if again.text == result.text:
             break
