@@ -165,6 +165,10 @@ CASES: dict[str, tuple[Mutation, Mutation]] = {
         lambda p: p.write("sub/SKILL.md", "---\nname: sub\ndescription: A sub-skill.\n---\n" + "line\n" * 500),
         lambda p: p.write("sub/SKILL.md", "---\nname: sub\ndescription: A sub-skill.\n---\n" + "line\n" * 490),
     ),
+    "SC507": (
+        lambda p: p.write("refs/long.md", "# Long\n\n" + "text\n" * 120),
+        lambda p: p.write("refs/long.md", "# Long\n\n- [A](#a)\n- [B](#b)\n- [C](#c)\n\n## A\n\n## B\n\n## C\n\n" + "text\n" * 120),
+    ),
     "SC601": (
         lambda p: p.replace("SKILL.md", "(notes.md)", "(note.md)"),
         lambda p: p.replace("SKILL.md", "(notes.md)", "(docs/evidence/)"),

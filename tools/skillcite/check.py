@@ -10,12 +10,12 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from .anchors import Anchor, CacheLink
-from .config import Config, load_config
+from .config import Config, glob_match, load_config
 from .diagnostics import Diagnostic, Fix
 from .document import Document, FootnoteDef, Quote, local_target, parse_document
 from .evidence import Evidence
 from .matching import Match, locate
-from .skills import check_skill
+from .skills import check_skill, check_toc
 from .textio import InputError, TextFile, line_starts, read_text, resolve
 
 _LINE_FRAGMENT = re.compile(r"L\d+(?:-L?\d+)?")
@@ -218,6 +218,9 @@ class Checker:
             for code, line, col, message in check_skill(
                 doc, self.config.skill_max_lines, self.config.skill_max_tokens, at_root=doc.rel == "SKILL.md"
             ):
+                self.emit(code, rel, line, col, message)
+        if any(glob_match(rel, g) for g in self.config.toc):
+            for code, line, col, message in check_toc(doc, self.config.toc_min_lines):
                 self.emit(code, rel, line, col, message)
         self.check_links(doc)
 

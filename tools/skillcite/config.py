@@ -24,6 +24,8 @@ class Config:
       needs a source); other files (README, docs) may quote freely.
     * ``skill_max_lines`` / ``skill_max_tokens``: the budget of each
       ``SKILL.md`` (tokens estimated as characters / 4).
+    * ``toc`` / ``toc_min_lines``: reference files that must open with a
+      table of contents once they are longer than this many lines.
     """
 
     evidence: str = "docs/evidence"
@@ -32,6 +34,8 @@ class Config:
     content: list[str] = field(default_factory=lambda: ["SKILL.md", "PLAYBOOK.md", "refs/**", "*/SKILL.md", "rl/**", "pinn/**"])
     skill_max_lines: int = 500
     skill_max_tokens: int = 5000
+    toc: list[str] = field(default_factory=lambda: ["PLAYBOOK.md", "refs/**"])
+    toc_min_lines: int = 100
 
     def is_excluded(self, rel: str) -> bool:
         """True when ``rel`` matches a default or configured exclusion."""

@@ -66,6 +66,7 @@ CODES: dict[str, Code] = {
         Code("SC504", _E, "SKILL.md description is invalid"),
         Code("SC505", _E, "SKILL.md front matter has an unknown or invalid key"),
         Code("SC506", _W, "SKILL.md over its line or token budget"),
+        Code("SC507", _W, "long reference file without a table of contents"),
         # Local links
         Code("SC601", _E, "local link to a missing file"),
         Code("SC602", _E, "link to a missing #fragment"),

@@ -1,4 +1,4 @@
-"""Agent Skills front matter and size budgets for ``SKILL.md`` files."""
+"""Agent Skills front matter, size budgets, and tables of contents."""
 
 from __future__ import annotations
 
@@ -78,3 +78,22 @@ def _key_lines(doc: Document) -> dict[str, int]:
         if m:
             found.setdefault(m.group(1), number)
     return found
+
+
+TOC_WINDOW = 40  # a table of contents must start within this many lines
+TOC_MIN_LINKS = 3
+
+
+def check_toc(doc: Document, min_lines: int) -> list[tuple[str, int, int, str]]:
+    """SC507 when a long reference file does not open with a table of contents.
+
+    A table of contents is taken to be at least three links to headings of
+    the same file (``#fragment``) within the first lines: readers, and
+    agents that read only the top of a file, see the structure first.
+    """
+    if doc.file.line_count <= min_lines:
+        return []
+    near_top = [link for link in doc.links if link.value.startswith("#") and link.line <= TOC_WINDOW]
+    if len(near_top) >= TOC_MIN_LINKS:
+        return []
+    return [("SC507", 1, 1, f"{doc.file.line_count} lines and no table of contents near the top (links to its own #headings)")]
