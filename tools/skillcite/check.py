@@ -17,6 +17,7 @@ from .evidence import Evidence
 from .matching import Match, locate
 from .skills import check_skill, check_toc
 from .textio import InputError, TextFile, line_starts, read_text, resolve
+from .textio import resolve_cache_clear
 
 _LINE_FRAGMENT = re.compile(r"L\d+(?:-L?\d+)?")
 _RANK = {"verified": 0, "moved": 1, "altered": 2, "notfound": 3}
@@ -77,6 +78,7 @@ class Checker:
             raise InputError(f"{root}: not a directory")
         self.root = root
         self.config = config if config is not None else load_config(root)
+        resolve_cache_clear()  # folders may have changed since the last run in this process
         self.evidence_dir = resolve(root / self.config.evidence)
         self.report = Report(root)
         self._docs_by_path: dict[Path, Document] = {}

@@ -5,6 +5,7 @@ Exit status: 0 clean, 1 findings, 2 usage error or unreadable input.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import sys
 from pathlib import Path
@@ -113,10 +114,16 @@ def check(root: Path, strict: bool, fmt: str, select: str | None, ignore: str | 
         selected, ignored = _codes(select), _codes(ignore)
     except click.BadParameter as exc:
         fail(exc.format_message())
+    # The check builds many small objects without reference cycles and then
+    # exits; the cyclic collector would only re-scan them (about a tenth of
+    # the time on large packages).
+    gc.disable()
     try:
         report = run_check(root, cache=enabled() and not no_cache)
     except InputError as exc:
         fail(str(exc))
+    finally:
+        gc.enable()
     diagnostics = filter_diagnostics(report.diagnostics, selected, ignored, strict)
     click.echo(RENDERERS[fmt](report, diagnostics))
     sys.exit(1 if any(d.severity is Severity.ERROR for d in diagnostics) else 0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 import tempfile
 from bisect import bisect_right
 from dataclasses import dataclass
@@ -58,7 +59,33 @@ def resolve(path: Path) -> Path:
 
     Python 3.11 raises RuntimeError on a loop (later versions OSError). The
     looping path then fails to read like a missing file, and is reported as one.
+
+    The folder part is resolved once per folder and remembered: a large
+    package resolves tens of thousands of links into a few folders, and a
+    full ``realpath`` costs one ``lstat`` per path component every time.
+    The last component is still followed when it is a symlink.
     """
+    head, tail = os.path.split(os.fspath(path))
+    if tail in ("", ".", ".."):
+        return _resolve_uncached(path)
+    real_head = _resolve_dir(head or ".")
+    candidate = os.path.join(real_head, tail)
+    if os.path.islink(candidate):
+        return _resolve_uncached(Path(candidate))
+    return Path(candidate)
+
+
+def resolve_cache_clear() -> None:
+    """Forget remembered folder resolutions (each check starts afresh)."""
+    _resolve_dir.cache_clear()
+
+
+@lru_cache(maxsize=4096)
+def _resolve_dir(head: str) -> str:
+    return os.fspath(_resolve_uncached(Path(head)))
+
+
+def _resolve_uncached(path: Path) -> Path:
     try:
         return path.resolve()
     except (RuntimeError, OSError):
