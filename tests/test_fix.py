@@ -94,12 +94,12 @@ def test_shared_footnote_keeps_the_anchor_another_quote_needs(pkg: Package) -> N
 
 
 def test_diff_and_check_write_nothing(pkg: Package) -> None:
-    silent, bug = line_of(pkg.read(SRC), "neural nets"), line_of(pkg.read(SRC), "Assume you")
+    bug = line_of(pkg.read(SRC), "Assume you")
     pkg.replace("SKILL.md", f"bug L{bug}", f"bug L{bug + 3}")
     before = pkg.read("SKILL.md")
     r = fix(pkg.root, "--diff")
     assert r.exit_code == 0
-    assert f"-[^src]:" in r.output and f"bug L{bug}" in r.output and "+++ b/SKILL.md" in r.output
+    assert "-[^src]:" in r.output and f"bug L{bug}" in r.output and "+++ b/SKILL.md" in r.output
     assert fix(pkg.root, "--check").exit_code == 1
     assert pkg.read("SKILL.md") == before
     assert fix(pkg.root).exit_code == 0
@@ -108,7 +108,7 @@ def test_diff_and_check_write_nothing(pkg: Package) -> None:
 
 @pytest.mark.parametrize("newline,bom,final", [("\r\n", False, True), ("\n", True, False), ("\n", False, False)])
 def test_bytes_outside_the_anchor_are_kept(pkg: Package, newline: str, bom: bool, final: bool) -> None:
-    silent, bug = line_of(pkg.read(SRC), "neural nets"), line_of(pkg.read(SRC), "Assume you")
+    bug = line_of(pkg.read(SRC), "Assume you")
     text = pkg.read("SKILL.md").replace("# Pkg", "# Pkg — naïve café ✓").replace(f"bug L{bug}", f"bug L{bug + 3}")
     text = text.replace("\n", newline)
     if not final:
@@ -129,7 +129,7 @@ def test_altered_quotes_are_reported_never_touched(pkg: Package) -> None:
 
 
 def test_crash_between_temp_write_and_replace_keeps_original(pkg: Package, monkeypatch) -> None:
-    silent, bug = line_of(pkg.read(SRC), "neural nets"), line_of(pkg.read(SRC), "Assume you")
+    bug = line_of(pkg.read(SRC), "Assume you")
     pkg.replace("SKILL.md", f"bug L{bug}", f"bug L{bug + 3}")
     before = (pkg.root / "SKILL.md").read_bytes()
     plan = plan_fixes(pkg.root)
@@ -145,7 +145,7 @@ def test_crash_between_temp_write_and_replace_keeps_original(pkg: Package, monke
 
 
 def test_refuses_a_result_with_new_findings(pkg: Package) -> None:
-    silent, bug = line_of(pkg.read(SRC), "neural nets"), line_of(pkg.read(SRC), "Assume you")
+    bug = line_of(pkg.read(SRC), "Assume you")
     pkg.replace("SKILL.md", f"bug L{bug}", f"bug L{bug + 3}")
     plan = plan_fixes(pkg.root)
     plan.refused = ["SKILL.md:1:1: SC207 invented"]

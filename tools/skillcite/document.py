@@ -196,7 +196,7 @@ class _Builder:
         """Collect refs, links, undefined refs and inline quotes of one inline token."""
         span = self.block_span(token_map)
         plain, scan, labels = self.flatten(inline)
-        for label, (line, col) in zip(labels, self.locate_refs(inline, labels, span)):
+        for label, (line, col) in zip(labels, self.locate_refs(inline, labels, span), strict=True):
             self.doc.references.append(Located(label, line, col))
         cursor = span[0]
         raw: list = []  # see undefined_refs
@@ -328,7 +328,7 @@ class _Builder:
             elif tok.type == "inline":
                 plain, _, refs = self.flatten(tok)
                 span = self.block_span(tok.map)
-                for label, (line, col) in zip(refs, self.locate_refs(tok, refs, span)):
+                for label, (line, col) in zip(refs, self.locate_refs(tok, refs, span), strict=True):
                     self.doc.references.append(Located(label, line, col))
                 labels.extend(refs)
                 parts.append(plain)
