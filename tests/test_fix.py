@@ -30,6 +30,14 @@ def commit_all(root: Path) -> None:
     git(root, "commit", "-qm", "snapshot")
 
 
+def add_paraphrase(pkg: Package) -> int:
+    """Cite the evidence's second sentence as paraphrase; return its line."""
+    cheap = line_of(pkg.read(SRC), "It is a cheap assumption")
+    pkg.replace("SKILL.md", "# Pkg\n", "# Pkg\n\nA paraphrase.[^para]\n")
+    pkg.write("SKILL.md", pkg.read("SKILL.md") + f"[^para]: A. ([cache](docs/evidence/src.md): cheap L{cheap})\n")
+    return cheap
+
+
 def fix(root: Path, *args: str):
     return CliRunner().invoke(main, ["fix", str(root), *args])
 
@@ -52,14 +60,13 @@ def test_quote_moved_to_another_section_is_followed(pkg: Package) -> None:
 
 def test_lines_inserted_above_are_carried_through_history(pkg: Package) -> None:
     # A paraphrase anchor rides along with the quotes.
-    pkg.replace("SKILL.md", "# Pkg\n", "# Pkg\n\nA paraphrase of the cheap assumption.[^para]\n")
-    cheap = line_of(pkg.read(SRC), "It is a cheap assumption")
-    pkg.write("SKILL.md", pkg.read("SKILL.md") + f"[^para]: A. ([cache](docs/evidence/src.md): cheap L{cheap})\n")
+    cheap = add_paraphrase(pkg)
     commit_all(pkg.root)
     text = pkg.read(SRC)
     head, body = text.split("---\n", 2)[1:]
     pkg.write(SRC, "---\n" + head + "---\nA new first line.\nAnd a second.\n" + body)
     r = fix(pkg.root)
+    assert r.exit_code == 0, r.output
     assert "2 file" not in r.output
     assert f"cheap L{cheap + 2})" in pkg.read("SKILL.md")
     assert f"bug L{line_of(pkg.read(SRC), 'Assume you have a bug')}," in pkg.read("SKILL.md")
@@ -67,9 +74,7 @@ def test_lines_inserted_above_are_carried_through_history(pkg: Package) -> None:
 
 
 def test_deleted_lines_inside_a_range_are_reported_not_guessed(pkg: Package) -> None:
-    cheap = line_of(pkg.read(SRC), "It is a cheap assumption")
-    pkg.replace("SKILL.md", "# Pkg\n", "# Pkg\n\nA paraphrase.[^para]\n")
-    pkg.write("SKILL.md", pkg.read("SKILL.md") + f"[^para]: A. ([cache](docs/evidence/src.md): cheap L{cheap})\n")
+    cheap = add_paraphrase(pkg)
     commit_all(pkg.root)
     pkg.replace(SRC, "It is a cheap assumption and an expensive one to skip.\n", "")
     before = pkg.read("SKILL.md")
@@ -159,9 +164,7 @@ def test_nothing_to_fix_exits_0(pkg: Package) -> None:
 
 
 def test_lines_removed_above_are_carried_through_history(pkg: Package) -> None:
-    cheap = line_of(pkg.read(SRC), "It is a cheap assumption")
-    pkg.replace("SKILL.md", "# Pkg\n", "# Pkg\n\nA paraphrase.[^para]\n")
-    pkg.write("SKILL.md", pkg.read("SKILL.md") + f"[^para]: A. ([cache](docs/evidence/src.md): cheap L{cheap})\n")
+    cheap = add_paraphrase(pkg)
     commit_all(pkg.root)
     # Drop the first passage (and its [...] separator) above every anchor.
     pkg.replace(SRC, "The first paragraph says that neural nets fail silently and you will not notice.\n\n[...]\n\n", "")
