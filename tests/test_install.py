@@ -18,6 +18,7 @@ from skillcite.check import Checker
 from skillcite.cli import main
 from skillcite.config import Config
 from skillcite.document import local_target, parse_document
+from skillcite.receipt import RECEIPT, digest, read_receipt
 from skillcite.textio import read_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,7 +77,8 @@ def run(*args: str):
 
 
 def installed_files(folder: Path) -> list[str]:
-    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    """The skill's files, without the install receipt."""
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and p.name != RECEIPT)
 
 
 def assert_links_resolve(folder: Path, evidence: str) -> None:
@@ -103,7 +105,7 @@ def test_install_writes_three_skills_with_rewritten_links(tree: Package, tmp_pat
         f"installed pkg -> {dest / 'pkg'} (5 files)",
         f"installed pkg-pinn -> {dest / 'pkg-pinn'} (1 file)",
         f"installed pkg-rl -> {dest / 'pkg-rl'} (1 file)",
-        "checked: all links resolve and every skill's name equals its folder",
+        "checked: the installed skills pass skillcite check --strict (quotes, links, names)",
     ]
     assert sorted(p.name for p in dest.iterdir()) == ["pkg", "pkg-pinn", "pkg-rl"]
     # Seeds, link closure (notes.md) and evidence; not tools/, drafts/ or pyproject.toml.
@@ -145,7 +147,7 @@ def test_existing_skill_folder_is_never_overwritten_without_force(tree: Package,
     (dest / "pkg-rl/mine.txt").write_text("keep me")
     r = run("install", str(tree.root), "--dest", str(dest))
     assert r.exit_code == 2
-    assert r.stderr == f"skillcite: error: {dest / 'pkg-rl'} already exists; pass --force to replace it\n"
+    assert r.stderr == f"skillcite: error: {dest / 'pkg-rl'} was not installed by skillcite; pass --force to replace it\n"
     assert sorted(p.name for p in dest.iterdir()) == ["pkg-rl"]  # nothing installed, no staging left
     assert (dest / "pkg-rl/mine.txt").read_text() == "keep me"
     dry = run("install", str(tree.root), "--dest", str(dest), "--dry-run")
@@ -183,14 +185,11 @@ def test_failed_swap_restores_the_old_skills(tree: Package, tmp_path: Path, monk
     assert installed_files(dest / "pkg") == ["mine.txt"]
 
 
-def test_unknown_agent_needs_dest(tree: Package, tmp_path: Path) -> None:
+def test_unknown_agent_is_a_usage_error_and_dest_serves_any_agent(tree: Package, tmp_path: Path) -> None:
     r = run("install", str(tree.root), "--agent", "windsurf")
     assert r.exit_code == 2
-    assert r.stderr == (
-        "skillcite: error: no known skills folder for agent 'windsurf'; pass --dest DIR "
-        "(known agents: claude, codex, gemini, cursor, copilot)\n"
-    )
-    ok = run("install", str(tree.root), "--agent", "windsurf", "--dest", str(tmp_path / "w"))
+    assert "Invalid value for '--agent': 'windsurf' is not one of" in r.stderr
+    ok = run("install", str(tree.root), "--dest", str(tmp_path / "w"))
     assert ok.exit_code == 0, ok.output
     assert (tmp_path / "w/pkg/SKILL.md").is_file()
 
@@ -199,11 +198,14 @@ def test_unknown_agent_needs_dest(tree: Package, tmp_path: Path) -> None:
     ("agent", "scope", "folder"),
     [
         ("claude", "user", "home/.claude/skills"),
+        ("claude", "project", "work/.claude/skills"),
         ("codex", "user", "home/.agents/skills"),
-        ("gemini", "user", "home/.gemini/skills"),
-        ("cursor", "project", "work/.cursor/skills"),
-        ("copilot", "project", "work/.github/skills"),
-        ("copilot", "user", "home/.copilot/skills"),
+        ("gemini", "user", "home/.agents/skills"),
+        ("cursor", "project", "work/.agents/skills"),
+        ("copilot", "project", "work/.agents/skills"),
+        ("copilot", "user", "home/.agents/skills"),
+        ("agents", "user", "home/.agents/skills"),
+        ("Agents", "project", "work/.agents/skills"),
     ],
 )
 def test_scope_and_agent_choose_the_documented_folder(
@@ -215,6 +217,9 @@ def test_scope_and_agent_choose_the_documented_folder(
     r = run("install", str(tree.root), "--agent", agent, "--scope", scope)
     assert r.exit_code == 0, r.output
     assert sorted(p.name for p in (tmp_path / folder).iterdir()) == ["pkg", "pkg-pinn", "pkg-rl"]
+    gone = run("uninstall", str(tree.root), "--agent", agent, "--scope", scope)
+    assert gone.exit_code == 0, gone.output
+    assert list((tmp_path / folder).iterdir()) == []
 
 
 def test_missing_root_is_a_usage_error(tmp_path: Path) -> None:
@@ -244,9 +249,10 @@ def test_refuses_to_replace_the_package_itself(tmp_path: Path) -> None:
 
 
 def test_help_has_an_example() -> None:
-    r = run("install", "--help")
-    assert r.exit_code == 0
-    assert "skillcite install --scope user" in r.output
+    for command in ("install", "uninstall"):
+        r = run(command, "--help")
+        assert r.exit_code == 0
+        assert f"  skillcite {command} --agent codex --scope project" in r.output
 
 
 def test_real_repository_installs_as_three_resolving_skills(tmp_path: Path) -> None:
@@ -262,3 +268,107 @@ def test_real_repository_installs_as_three_resolving_skills(tmp_path: Path) -> N
     for path in (ROOT / "docs/evidence").glob("*.md"):
         assert (dest / "ml-debug/docs/evidence" / path.name).read_bytes() == path.read_bytes()
     assert_links_resolve(dest, "ml-debug/docs/evidence")
+    # The whole strict check, every quote included, passes on the copy.
+    plan = install_module.plan_install(ROOT, dest)
+    report = Checker(dest, install_module.installed_config(plan)).run()
+    assert report.diagnostics == []
+    assert report.quotes_verified == Checker(ROOT).run().quotes_verified > 300
+
+
+def test_receipt_records_every_file_with_its_hash(tree: Package, tmp_path: Path) -> None:
+    dest = tmp_path / "skills"
+    assert run("install", str(tree.root), "--dest", str(dest)).exit_code == 0
+    for name in ("pkg", "pkg-rl", "pkg-pinn"):
+        receipt, problem = read_receipt(dest / name)
+        assert problem is None and receipt is not None
+        assert (receipt.package, receipt.skill) == ("pkg", name)
+        assert sorted(receipt.files) == installed_files(dest / name)
+        for rel, sha in receipt.files.items():
+            assert digest((dest / name / rel).read_bytes()) == sha
+
+
+def test_reinstall_over_an_unedited_install_updates_without_force(tree: Package, tmp_path: Path) -> None:
+    dest = tmp_path / "skills"
+    assert run("install", str(tree.root), "--dest", str(dest)).exit_code == 0
+    tree.replace("PLAYBOOK.md", "## Loop", "## Loop\n\nA new line.")
+    r = run("install", str(tree.root), "--dest", str(dest))
+    assert r.exit_code == 0, r.output
+    assert r.stdout.splitlines()[:3] == [
+        f"updated pkg -> {dest / 'pkg'} (5 files)",
+        f"updated pkg-pinn -> {dest / 'pkg-pinn'} (1 file)",
+        f"updated pkg-rl -> {dest / 'pkg-rl'} (1 file)",
+    ]
+    assert "A new line." in (dest / "pkg/PLAYBOOK.md").read_text(encoding="utf-8")
+    assert sorted(p.name for p in dest.iterdir()) == ["pkg", "pkg-pinn", "pkg-rl"]  # no backup left
+
+
+@pytest.mark.parametrize(
+    ("edit", "reason"),
+    [
+        (lambda d: (d / "pkg/refs/a.md").write_text("mine"), "has local changes (refs/a.md changed)"),
+        (lambda d: (d / "pkg/refs/a.md").unlink(), "has local changes (refs/a.md changed)"),
+        (lambda d: (d / "pkg/todo.md").write_text("mine"), "has local changes (todo.md added)"),
+        (lambda d: (d / "pkg" / RECEIPT).write_text("{"), "was not installed by skillcite (unreadable .skillcite-install.json"),
+        (
+            lambda d: (d / "pkg" / RECEIPT).write_text((d / "pkg" / RECEIPT).read_text().replace('"package": "pkg"', '"package": "other"')),
+            "belongs to another package (other)",
+        ),
+    ],
+)
+def test_edited_or_foreign_folder_needs_force(tree: Package, tmp_path: Path, edit, reason: str) -> None:
+    dest = tmp_path / "skills"
+    assert run("install", str(tree.root), "--dest", str(dest)).exit_code == 0
+    edit(dest)
+    before = installed_files(dest / "pkg")
+    r = run("install", str(tree.root), "--dest", str(dest))
+    assert r.exit_code == 2
+    assert r.stderr.startswith(f"skillcite: error: {dest / 'pkg'} {reason}")
+    assert r.stderr.endswith("; pass --force to replace it\n")
+    assert installed_files(dest / "pkg") == before  # nothing touched
+    gone = run("uninstall", str(tree.root), "--dest", str(dest))
+    assert gone.exit_code == 2 and "pass --force to remove it (nothing removed)" in gone.stderr
+    assert sorted(p.name for p in dest.iterdir()) == ["pkg", "pkg-pinn", "pkg-rl"]
+    forced = run("install", str(tree.root), "--dest", str(dest), "--force")
+    assert forced.exit_code == 0, forced.output
+    assert f"replaced pkg -> {dest / 'pkg'} (5 files)" in forced.stdout.splitlines()
+    assert f"updated pkg-rl -> {dest / 'pkg-rl'} (1 file)" in forced.stdout.splitlines()
+
+
+def test_uninstall_removes_only_this_package(tree: Package, tmp_path: Path) -> None:
+    dest = tmp_path / "skills"
+    (dest / "someone-else").mkdir(parents=True)
+    (dest / "someone-else/SKILL.md").write_text("---\nname: someone-else\ndescription: Not ours.\n---\n")
+    assert run("install", str(tree.root), "--dest", str(dest)).exit_code == 0
+    dry = run("uninstall", str(tree.root), "--dest", str(dest), "--dry-run")
+    assert dry.exit_code == 0, dry.output
+    assert dry.stdout.splitlines() == [
+        f"would remove {dest / 'pkg'}",
+        f"would remove {dest / 'pkg-pinn'}",
+        f"would remove {dest / 'pkg-rl'}",
+        "dry run: 3 skill folders; nothing removed",
+    ]
+    assert sorted(p.name for p in dest.iterdir()) == ["pkg", "pkg-pinn", "pkg-rl", "someone-else"]
+    r = run("uninstall", "--name", "pkg", "--dest", str(dest))  # no package needed with --name
+    assert r.exit_code == 0, r.output
+    assert r.stdout.splitlines() == [f"removed {dest / n}" for n in ("pkg", "pkg-pinn", "pkg-rl")]
+    assert sorted(p.name for p in dest.iterdir()) == ["someone-else"]  # no hidden leftovers either
+    again = run("uninstall", str(tree.root), "--dest", str(dest))
+    assert again.exit_code == 0 and again.stdout == f"nothing to remove: no skill of pkg in {dest}\n"
+
+
+def test_uninstall_keeps_a_same_named_folder_it_did_not_write(tree: Package, tmp_path: Path) -> None:
+    dest = tmp_path / "skills"
+    (dest / "pkg-rl").mkdir(parents=True)
+    (dest / "pkg-rl/notes.md").write_text("mine")
+    r = run("uninstall", str(tree.root), "--dest", str(dest))
+    assert r.exit_code == 2
+    assert r.stderr == f"skillcite: error: {dest / 'pkg-rl'} was not installed by skillcite; pass --force to remove it (nothing removed)\n"
+    assert (dest / "pkg-rl/notes.md").read_text() == "mine"
+    forced = run("uninstall", str(tree.root), "--dest", str(dest), "--force")
+    assert forced.exit_code == 0 and not (dest / "pkg-rl").exists()
+
+
+def test_uninstall_needs_a_package_or_a_name(tmp_path: Path) -> None:
+    r = run("uninstall", str(tmp_path / "nope"), "--dest", str(tmp_path))
+    assert r.exit_code == 2
+    assert r.stderr == f"skillcite: error: {tmp_path / 'nope'}: no such directory (pass --name to uninstall without the package)\n"

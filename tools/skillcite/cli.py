@@ -76,6 +76,7 @@ LAZY_COMMANDS = {
     "bundle": "skillcite.bundle:bundle",
     "install": "skillcite.install:install",
     "refresh": "skillcite.refresh:refresh",
+    "uninstall": "skillcite.uninstall:uninstall",
 }
 
 

@@ -26,6 +26,9 @@ class Config:
       ``SKILL.md`` (tokens estimated as characters / 4).
     * ``toc`` / ``toc_min_lines``: reference files that must open with a
       table of contents once they are longer than this many lines.
+    * ``repository``: the package's web address (``https://github.com/OWNER/REPO``),
+      for links ``bundle`` cannot keep relative; defaults to ``project.urls``.
+    * ``branch``: the branch those links point at.
     """
 
     evidence: str = "docs/evidence"
@@ -36,6 +39,8 @@ class Config:
     skill_max_tokens: int = 5000
     toc: list[str] = field(default_factory=lambda: ["PLAYBOOK.md", "refs/**"])
     toc_min_lines: int = 100
+    repository: str = ""
+    branch: str = "main"
 
     def is_excluded(self, rel: str) -> bool:
         """True when ``rel`` matches a default or configured exclusion."""
@@ -61,15 +66,54 @@ def glob_match(rel: str, pattern: str) -> bool:
     return False
 
 
+@dataclass(frozen=True, slots=True)
+class Project:
+    """What ``[project]`` in ``pyproject.toml`` says about the package, where it says it."""
+
+    name: str | None = None
+    version: str | None = None
+    urls: dict[str, str] = field(default_factory=dict)
+
+    def repository(self) -> str | None:
+        """The source repository among ``project.urls`` (by the usual key names), else None."""
+        by_key = {k.lower().replace("-", " ").replace("_", " "): v for k, v in self.urls.items()}
+        for key in ("repository", "source", "source code", "code", "github", "homepage"):
+            url = by_key.get(key)
+            if url and url.startswith(("https://", "http://")):
+                return url.rstrip("/")
+        return None
+
+
+def _pyproject(root: Path) -> dict:
+    """The parsed ``root/pyproject.toml``; empty when there is none."""
+    path = root / "pyproject.toml"
+    if not path.is_file():
+        return {}
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: invalid TOML: {exc}") from None
+
+
+def load_project(root: Path) -> Project:
+    """Name, version and URLs from ``[project]``; fields that are missing or mistyped stay empty."""
+    table = _pyproject(root).get("project")
+    if not isinstance(table, dict):
+        return Project()
+    name, version, urls = table.get("name"), table.get("version"), table.get("urls")
+    return Project(
+        name if isinstance(name, str) else None,
+        version if isinstance(version, str) else None,
+        {k: v for k, v in urls.items() if isinstance(k, str) and isinstance(v, str)} if isinstance(urls, dict) else {},
+    )
+
+
 def load_config(root: Path) -> Config:
     """Read ``[tool.skillcite]`` from ``root/pyproject.toml`` if present."""
     path = root / "pyproject.toml"
-    if not path.is_file():
+    data = _pyproject(root)
+    if not data:
         return Config()
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: invalid TOML: {exc}") from None
     tool = data.get("tool", {})
     table = tool.get("skillcite", {}) if isinstance(tool, dict) else None
     if not isinstance(table, dict):

@@ -31,23 +31,25 @@ import click
 from .cli import CONTEXT, fail
 from .mdlinks import Edit, apply_edits, find_inline_links
 from .check import Checker
-from .config import Config, load_config
+from .config import Config, load_config, load_project
 from .document import local_target
 from .evidence import split_front_matter
+from .receipt import RECEIPT, FolderState, Receipt, digest, inspect_folder
 from .textio import BOM, InputError, TextFile, read_text
 
 # Skills folders as each agent documents them: (user scope, under the home
-# folder; project scope, under the current folder).
+# folder; project scope, under the current folder). Claude Code reads only its
+# own folder; Codex, Gemini CLI, GitHub Copilot and Cursor all read the shared
+# .agents/skills, so one install serves the four (sources: docs/install.md).
 AGENT_FOLDERS: dict[str, tuple[str, str]] = {
-    "claude": (".claude/skills", ".claude/skills"),  # Claude Code
+    "claude": (".claude/skills", ".claude/skills"),  # code.claude.com/docs/en/skills
     "codex": (".agents/skills", ".agents/skills"),  # developers.openai.com/codex/skills
-    "gemini": (".gemini/skills", ".gemini/skills"),  # geminicli.com/docs/cli/skills
-    "cursor": (".cursor/skills", ".cursor/skills"),  # cursor.com/docs/context/skills
-    "copilot": (".copilot/skills", ".github/skills"),  # docs.github.com, Copilot agent skills
+    "gemini": (".agents/skills", ".agents/skills"),  # geminicli.com/docs/cli/using-agent-skills
+    "copilot": (".agents/skills", ".agents/skills"),  # docs.github.com: Copilot, adding agent skills
+    "cursor": (".agents/skills", ".agents/skills"),  # cursor.com/docs/skills
+    "agents": (".agents/skills", ".agents/skills"),  # the shared folder, by its own name
 }
 MAIN_EXTRAS = ("PLAYBOOK.md", "refs")  # installed with the main skill even if nothing links them
-# What the installed tree is checked for: cache links, skill front matter, local links.
-CHECKED = {"SC201", "SC202", "SC203", "SC501", "SC502", "SC503", "SC504", "SC505", "SC601", "SC602"}
 _NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _NAME_KEY = re.compile(r"name[ \t]*:")
 
@@ -68,6 +70,8 @@ class InstallPlan:
     dest: Path
     skills: list[Skill]
     evidence: str  # the evidence folder, relative to the package root
+    version: str | None = None  # the package version, for the receipts
+    config: Config = field(default_factory=Config)  # the package's own, to check the copy by
     files: dict[str, bytes] = field(default_factory=dict)  # path under dest -> content
     sources: dict[str, str] = field(default_factory=dict)  # path under dest -> package path
     notes: dict[str, str] = field(default_factory=dict)  # path under dest -> what was rewritten
@@ -84,14 +88,18 @@ class InstallPlan:
         """Number of files installed into ``skill``'s folder."""
         return sum(1 for rel in self.files if rel.startswith(skill.name + "/"))
 
+    def receipt(self, skill: Skill) -> Receipt:
+        """The receipt of ``skill``'s folder: every file written there, with its hash."""
+        prefix = skill.name + "/"
+        files = {rel[len(prefix) :]: digest(data) for rel, data in self.files.items() if rel.startswith(prefix)}
+        return Receipt(self.skills[0].name, skill.name, self.version, files)
+
 
 def skills_folder(agent: str, scope: str, dest: Path | None) -> Path:
     """The folder the skills go into: ``dest`` if given, else the agent's documented one."""
     if dest is not None:
         return dest.expanduser()
-    folders = AGENT_FOLDERS.get(agent.lower())
-    if folders is None:
-        raise InputError(f"no known skills folder for agent {agent!r}; pass --dest DIR (known agents: {', '.join(AGENT_FOLDERS)})")
+    folders = AGENT_FOLDERS[agent.lower()]
     return Path.home() / folders[0] if scope == "user" else Path.cwd() / folders[1]
 
 
@@ -174,7 +182,7 @@ def plan_install(root: Path, dest: Path) -> InstallPlan:
     if not root.is_dir():
         raise InputError(f"{root}: no such directory")
     config = load_config(root)
-    plan = InstallPlan(root, dest, find_skills(root, config), config.evidence.strip("/"))
+    plan = InstallPlan(root, dest, find_skills(root, config), config.evidence.strip("/"), load_project(root).version, config)
     checker = Checker(root, config)
     queue = ["SKILL.md", *MAIN_EXTRAS, plan.evidence, *(s.source for s in plan.skills[1:])]
     seen: set[str] = set()
@@ -202,19 +210,38 @@ def plan_install(root: Path, dest: Path) -> InstallPlan:
 
 
 def write_tree(plan: InstallPlan, folder: Path) -> None:
-    """Write the plan's files under ``folder``, keeping each file's permissions."""
+    """Write the plan's files under ``folder``, keeping each file's permissions, then the receipts."""
     for rel, data in plan.files.items():
         path = folder / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
         shutil.copymode(plan.root / plan.sources[rel], path)
+    for skill in plan.skills:
+        (folder / skill.name).mkdir(parents=True, exist_ok=True)
+        (folder / skill.name / RECEIPT).write_bytes(plan.receipt(skill).to_json())
+
+
+def installed_config(plan: InstallPlan) -> Config:
+    """The package's check settings, with every glob moved to where its files now live."""
+    pkg = plan.config
+
+    def placed(globs: list[str], *extra: str) -> list[str]:
+        return sorted({plan.place(g) for g in globs} | set(extra))
+
+    return Config(
+        evidence=f"{plan.skills[0].name}/{plan.evidence}",
+        content=placed(pkg.content, "*/SKILL.md"),  # every skill keeps the quote rules
+        toc=placed(pkg.toc),
+        skill_max_lines=pkg.skill_max_lines,
+        skill_max_tokens=pkg.skill_max_tokens,
+        toc_min_lines=pkg.toc_min_lines,
+    )
 
 
 def verify_tree(plan: InstallPlan, folder: Path) -> list[str]:
-    """Broken links and skill names in an installed tree, as ``path:line:col: CODE message``."""
-    config = Config(evidence=f"{plan.skills[0].name}/{plan.evidence}")
-    report = Checker(folder, config).run()
-    return [f"{plan.dest / d.path}:{d.line}:{d.column}: {d.code} {d.message}" for d in report.diagnostics if d.code in CHECKED]
+    """Every finding of a strict ``skillcite check`` of the installed tree, as ``path:line:col: CODE message``."""
+    report = Checker(folder, installed_config(plan)).run()
+    return [f"{plan.dest / d.path}:{d.line}:{d.column}: {d.code} {d.message}" for d in report.diagnostics]
 
 
 def _remove(path: Path) -> None:
@@ -247,18 +274,23 @@ def _swap(staging: Path, dest: Path, names: list[str]) -> None:
         _remove(backup)
 
 
-def check_destination(plan: InstallPlan, force: bool) -> list[Skill]:
-    """Skills that would replace an existing folder; raise unless ``force`` allows it."""
+def check_destination(plan: InstallPlan, force: bool) -> list[FolderState]:
+    """Existing folders the install would replace; raise unless each may be replaced.
+
+    A folder left unchanged by an earlier install of this package is updated
+    freely; anything else (no receipt, another package, local edits) needs
+    ``force``, so nothing is lost without asking.
+    """
     root = plan.root.resolve()
     for skill in plan.skills:
         target = (plan.dest / skill.name).resolve()
         if target == root or target in root.parents:
             raise InputError(f"refusing to install into {plan.dest / skill.name}: the package itself is there")
-    taken = [s for s in plan.skills if (plan.dest / s.name).exists() or (plan.dest / s.name).is_symlink()]
-    if taken and not force:
-        one = len(taken) == 1
-        names = ", ".join(str(plan.dest / s.name) for s in taken)
-        raise InputError(f"{names} already exist{'s' * one}; pass --force to replace {'it' if one else 'them'}")
+    taken = [inspect_folder(plan.dest / s.name) for s in plan.skills if (plan.dest / s.name).exists() or (plan.dest / s.name).is_symlink()]
+    blocked = [reason for state in taken if (reason := state.describe(plan.skills[0].name))]
+    if blocked and not force:
+        one = len(blocked) == 1
+        raise InputError(f"{'; '.join(blocked)}; pass --force to replace {'it' if one else 'them'}")
     return taken
 
 
@@ -278,12 +310,23 @@ def install_plan(plan: InstallPlan, force: bool = False) -> list[str]:
         shutil.rmtree(staging, ignore_errors=True)
 
 
+SCOPE = click.option("--scope", type=click.Choice(["user", "project"]), default="user", show_default=True, help="Your home folder, or the current folder.")
+AGENT = click.option(
+    "--agent",
+    type=click.Choice(list(AGENT_FOLDERS), case_sensitive=False),
+    default="claude",
+    show_default=True,
+    help="Whose skills folder: claude is ~/.claude/skills; the others share ~/.agents/skills.",
+)
+DEST = click.option("--dest", type=click.Path(path_type=Path, file_okay=False), help="Use this skills folder instead (any agent).")
+
+
 @click.command(context_settings=CONTEXT)
 @click.argument("root", default=".", type=click.Path(path_type=Path))
-@click.option("--scope", type=click.Choice(["user", "project"]), default="user", show_default=True, help="Your home folder, or the current folder.")
-@click.option("--agent", default="claude", show_default=True, metavar="NAME", help=f"Whose skills folder: {', '.join(AGENT_FOLDERS)}; others need --dest.")
-@click.option("--dest", type=click.Path(path_type=Path, file_okay=False), help="Install into this skills folder instead.")
-@click.option("--force", is_flag=True, help="Replace existing skill folders (atomically, backed up until done).")
+@SCOPE
+@AGENT
+@DEST
+@click.option("--force", is_flag=True, help="Replace folders this package did not install, or that were edited since.")
 @click.option("--dry-run", is_flag=True, help="List what would be written, check it, write nothing.")
 def install(root: Path, scope: str, agent: str, dest: Path | None, force: bool, dry_run: bool) -> None:
     """Copy the skill into an agent's skills folder, sub-skills as skills of their own.
@@ -291,19 +334,22 @@ def install(root: Path, scope: str, agent: str, dest: Path | None, force: bool, 
     The main skill installs under its name (ml-debug) with PLAYBOOK.md, refs/,
     the evidence and whatever its links need; rl/ and pinn/ install as
     ml-debug-rl and ml-debug-pinn, with names and relative links rewritten.
-    Every link is checked before the tree is moved into place.
+    Every link is checked before the tree is moved into place. An earlier,
+    unedited install of the same package is updated; anything else in the
+    way needs --force.
 
     \b
     Examples:
-      skillcite install --scope user
-      skillcite install --agent codex --scope project
+      skillcite install                                # ~/.claude/skills
+      skillcite install --agent codex --scope project  # ./.agents/skills
       skillcite install --dest ~/my-skills --force
       skillcite install --dry-run
     """
+    folder = dest
     try:
         folder = skills_folder(agent, scope, dest)
         plan = plan_install(root, folder)
-        taken = check_destination(plan, force)
+        taken = {state.path.name: state for state in check_destination(plan, force)}
         if dry_run:  # build and check in a scratch folder: the destination stays untouched
             with tempfile.TemporaryDirectory(prefix="skillcite-install-") as tmp:
                 write_tree(plan, Path(tmp))
@@ -325,6 +371,7 @@ def install(root: Path, scope: str, agent: str, dest: Path | None, force: bool, 
         click.echo(f"dry run: {len(plan.skills)} skills, {len(plan.files)} files; nothing written")
         return
     for skill in plan.skills:
-        verb, n = "replaced" if skill in taken else "installed", plan.count(skill)
+        state, n = taken.get(skill.name), plan.count(skill)
+        verb = "installed" if state is None else "replaced" if state.describe(plan.skills[0].name) else "updated"
         click.echo(f"{verb} {skill.name} -> {plan.dest / skill.name} ({n} file{'s' * (n != 1)})")
-    click.echo("checked: all links resolve and every skill's name equals its folder")
+    click.echo("checked: the installed skills pass skillcite check --strict (quotes, links, names)")
