@@ -74,13 +74,13 @@ Back to [the playbook](../PLAYBOOK.md#loop).
 [^src]: A. Author, "A Post" (2020) — https://example.org/post ([cache](../docs/evidence/src.md): bug L{BUG}; checked twice)
 """
 
-EXPECTED = """<!-- Bundled by `skillcite bundle` from SKILL.md, rl/SKILL.md, pinn/SKILL.md. -->
+EXPECTED = """<!-- pkg, bundled by skillcite 0.1.0 from SKILL.md, pinn/SKILL.md, rl/SKILL.md; about 235 tokens (characters/4). -->
 
 **pkg**: A test skill for the bundler.
 
 # Pkg
 
-Sub-skills: [rl/SKILL.md](#rl) and [the PINN one](#usage-2). Long form: `PLAYBOOK.md`. Notes: the notes (`notes.md`). Section: [usage](#usage).
+Sub-skills: [rl/SKILL.md](#rl) and [the PINN one](#usage-1). Long form: `PLAYBOOK.md`. Notes: the notes (`notes.md`). Section: [usage](#usage).
 
 ## Usage
 
@@ -89,18 +89,6 @@ Sub-skills: [rl/SKILL.md](#rl) and [the PINN one](#usage-2). Long form: `PLAYBOO
 Read the [post](https://example.org/post) and `[code](notes.md)`.
 
 [^main-src]: A. Author, "A Post" (2020) — https://example.org/post
-
----
-
-# RL
-
-See [the main skill](#pkg) and [its usage](#usage), and [ours](#usage-1).
-
-## Usage
-
-As the post says, "neural nets fail silently"[^rl-src].
-
-[^rl-src]: The same post, no URL here (<https://example.org/post>; a note)
 
 ---
 
@@ -117,7 +105,20 @@ Back to the playbook (`PLAYBOOK.md`).
 "Assume you have a bug."[^pinn-src]
 
 [^pinn-src]: A. Author, "A Post" (2020) — https://example.org/post (checked twice)
+
+---
+
+# RL
+
+See [the main skill](#pkg) and [its usage](#usage), and [ours](#usage-2).
+
+## Usage
+
+As the post says, "neural nets fail silently"[^rl-src].
+
+[^rl-src]: The same post, no URL here (<https://example.org/post>; a note)
 """
+SUBS = ("--include", "rl,pinn")
 
 
 @pytest.fixture
@@ -159,28 +160,82 @@ def assert_self_contained(text: str) -> None:
 
 
 def test_bundle_exact_output_and_estimate(tree: Package) -> None:
-    r = run("bundle", str(tree.root))
+    r = run("bundle", str(tree.root), *SUBS)
     assert r.exit_code == 0, r.output
     assert r.stdout == EXPECTED
     assert r.stderr.splitlines() == [estimate_line(EXPECTED, 3)]
     assert_self_contained(r.stdout)
 
 
-def test_include_makes_links_in_bundle_and_keeps_order(tree: Package) -> None:
+def test_include_makes_links_in_bundle_in_a_fixed_order(tree: Package) -> None:
     tree.write("refs/b.md", "# B\n\nSee [a](a.md).\n")
     tree.write("refs/a.md", "# A\n\nSee [b](b.md#b) and [the playbook](../PLAYBOOK.md#loop).\n")
-    r = run("bundle", str(tree.root), "--include", "PLAYBOOK.md", "--include", "refs/*.md,SKILL.md")
+    r = run("bundle", str(tree.root), "--include", "refs/*.md,SKILL.md", "--include", "rl,PLAYBOOK.md,pinn")
     assert r.exit_code == 0, r.output
     text = r.stdout
-    assert text.startswith("<!-- Bundled by `skillcite bundle` from SKILL.md, rl/SKILL.md, pinn/SKILL.md, PLAYBOOK.md, refs/a.md, refs/b.md. -->\n")
+    files = "SKILL.md, PLAYBOOK.md, refs/a.md, refs/b.md, pinn/SKILL.md, rl/SKILL.md"
+    assert text.startswith(f"<!-- pkg, bundled by skillcite 0.1.0 from {files}; about {len(text) // 4} tokens (characters/4). -->\n")
     assert "Long form: [PLAYBOOK.md](#playbook)." in text
     assert "Back to [the playbook](#loop)." in text
     assert "Back to [the skill](#pkg) and [its usage](#usage)." in text
     assert "See [b](#b) and [the playbook](#loop)." in text
     assert "See [a](#a)." in text
-    assert [line for line in text.splitlines() if line.startswith("# ")] == ["# Pkg", "# RL", "# PINN", "# Playbook", "# A", "# B"]
+    assert [line for line in text.splitlines() if line.startswith("# ")] == ["# Pkg", "# Playbook", "# A", "# B", "# PINN", "# RL"]
     assert r.stderr.splitlines() == [estimate_line(text, 6)]
     assert_self_contained(text)
+    # Names and paths, in any order, select the same bytes.
+    for args in (["--include", "all"], ["--include", "pinn", "--include", "refs,rl,playbook"], ["--include", "ALL,SKILL.md"]):
+        again = run("bundle", str(tree.root), *args)
+        assert again.exit_code == 0 and again.stdout == text, args
+
+
+def test_same_input_same_bytes_and_only_skill_md_by_default(tree: Package) -> None:
+    first, second = run("bundle", str(tree.root)), run("bundle", str(tree.root))
+    assert first.exit_code == 0 and first.stdout == second.stdout
+    assert first.stdout.startswith(f"<!-- pkg, bundled by skillcite 0.1.0 from SKILL.md; about {len(first.stdout) // 4} tokens")
+    assert "# RL" not in first.stdout and "# PINN" not in first.stdout
+    # Links to files left out stay readable as paths when no repository URL is known.
+    assert "Sub-skills: `rl/SKILL.md` and the PINN one (`pinn/SKILL.md`). Long form: `PLAYBOOK.md`." in first.stdout
+    assert_self_contained(first.stdout)
+
+
+def test_links_out_of_the_bundle_go_to_the_repository(tree: Package) -> None:
+    tree.write(
+        "pyproject.toml",
+        '[project]\nname = "pkg"\nversion = "2.1.0"\n\n[project.urls]\nHomepage = "https://pkg.example.org"\n'
+        'Repository = "https://github.com/someone/pkg/"\n\n[tool.skillcite]\nevidence = "docs/evidence"\n',
+    )
+    r = run("bundle", str(tree.root), "--include", "pinn")
+    assert r.exit_code == 0, r.output
+    text = r.stdout
+    assert text.startswith("<!-- pkg 2.1.0, bundled by skillcite 0.1.0 from SKILL.md, pinn/SKILL.md; about ")
+    base = "https://github.com/someone/pkg/blob/main"
+    assert f"Sub-skills: [rl/SKILL.md]({base}/rl/SKILL.md) and [the PINN one](#usage-1)." in text
+    assert f"Long form: [PLAYBOOK.md]({base}/PLAYBOOK.md). Notes: [the notes]({base}/notes.md)." in text
+    assert f"Back to [the playbook]({base}/PLAYBOOK.md#loop)." in text  # the fragment survives
+    assert "](https://example.org/post)" in text  # evidence still goes to its source, not the repository
+    # [tool.skillcite] repository and branch win over project.urls.
+    tree.write("pyproject.toml", '[tool.skillcite]\nrepository = "https://gitlab.example/x/pkg"\nbranch = "v2"\n')
+    pinned = run("bundle", str(tree.root)).stdout
+    assert "[rl/SKILL.md](https://gitlab.example/x/pkg/blob/v2/rl/SKILL.md)" in pinned
+    assert_self_contained(pinned)
+
+
+def test_header_names_the_git_commit_and_uncommitted_changes(tree: Package) -> None:
+    git = ["git", "-C", str(tree.root), "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    try:
+        subprocess.run([*git, "init", "-q"], check=True)
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("git is not available")
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "x"], check=True)
+    head = subprocess.run([*git, "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    clean = run("bundle", str(tree.root)).stdout
+    assert clean.startswith(f"<!-- pkg at git {head}, bundled by skillcite 0.1.0 from SKILL.md; ")
+    tree.write("notes.md", "# Notes\n\nEdited, but not bundled.\n")
+    assert run("bundle", str(tree.root)).stdout == clean  # only the bundled files count
+    tree.replace("SKILL.md", "# Pkg", "# Pkg\n\nEdited.")
+    assert run("bundle", str(tree.root)).stdout.startswith(f"<!-- pkg at git {head} (with uncommitted changes), bundled by ")
 
 
 def test_file_without_heading_gets_an_anchor(tree: Package) -> None:
@@ -194,7 +249,7 @@ def test_file_without_heading_gets_an_anchor(tree: Package) -> None:
 
 def test_broken_fragment_into_a_bundled_file_warns_and_links_its_start(tree: Package) -> None:
     tree.replace("rl/SKILL.md", "(../SKILL.md#usage)", "(../SKILL.md#nowhere)")
-    r = run("bundle", str(tree.root))
+    r = run("bundle", str(tree.root), *SUBS)
     assert r.exit_code == 0
     assert "and [its usage](#pkg)," in r.stdout
     assert r.stderr.splitlines()[0] == "skillcite: warning: SKILL.md has no heading #nowhere; linking to the start of the file"
@@ -202,7 +257,7 @@ def test_broken_fragment_into_a_bundled_file_warns_and_links_its_start(tree: Pac
 
 def test_crlf_sources_give_lf_bundle(tree: Package) -> None:
     tree.write("rl/SKILL.md", RL.replace("\n", "\r\n"))
-    r = run("bundle", str(tree.root))
+    r = run("bundle", str(tree.root), *SUBS)
     assert r.exit_code == 0, r.output
     assert "\r" not in r.stdout
     assert r.stdout == EXPECTED
@@ -210,7 +265,7 @@ def test_crlf_sources_give_lf_bundle(tree: Package) -> None:
 
 def test_output_file_written_atomically_and_stdout_empty(tree: Package, tmp_path: Path) -> None:
     out = tmp_path / "prompt.md"
-    r = run("bundle", str(tree.root), "-o", str(out))
+    r = run("bundle", str(tree.root), *SUBS, "-o", str(out))
     assert r.exit_code == 0, r.output
     assert r.stdout == ""
     assert r.stderr.splitlines() == [estimate_line(EXPECTED, 3), f"wrote {out}"]
@@ -219,7 +274,7 @@ def test_output_file_written_atomically_and_stdout_empty(tree: Package, tmp_path
 
 
 def test_output_never_overwrites_a_source(tree: Package) -> None:
-    r = run("bundle", str(tree.root), "-o", str(tree.root / "SKILL.md"))
+    r = run("bundle", str(tree.root), *SUBS, "-o", str(tree.root / "SKILL.md"))
     assert r.exit_code == 2
     assert r.stderr.splitlines()[-1] == f"skillcite: error: {tree.root / 'SKILL.md'}: refusing to overwrite a bundled source file"
     assert tree.read("SKILL.md") == SKILL
@@ -228,7 +283,7 @@ def test_output_never_overwrites_a_source(tree: Package) -> None:
 def test_max_tokens_exceeded_writes_nothing(tree: Package, tmp_path: Path) -> None:
     out = tmp_path / "prompt.md"
     tokens = len(EXPECTED) // 4
-    r = run("bundle", str(tree.root), "--max-tokens", str(tokens - 1), "-o", str(out))
+    r = run("bundle", str(tree.root), *SUBS, "--max-tokens", str(tokens - 1), "-o", str(out))
     assert r.exit_code == 1
     assert r.stdout == ""
     assert r.stderr.splitlines() == [
@@ -236,7 +291,7 @@ def test_max_tokens_exceeded_writes_nothing(tree: Package, tmp_path: Path) -> No
         f"skillcite: error: about {tokens} tokens is over --max-tokens {tokens - 1}; nothing written",
     ]
     assert not out.exists()
-    ok = run("bundle", str(tree.root), "--max-tokens", str(tokens), "-o", str(out))
+    ok = run("bundle", str(tree.root), *SUBS, "--max-tokens", str(tokens), "-o", str(out))
     assert ok.exit_code == 0 and out.read_text(encoding="utf-8") == EXPECTED
 
 
@@ -250,9 +305,14 @@ def test_missing_root_is_a_usage_error(tmp_path: Path) -> None:
 
 
 def test_include_that_matches_nothing_is_a_usage_error(tree: Package) -> None:
-    r = run("bundle", str(tree.root), "--include", "refs/*.md")
+    r = run("bundle", str(tree.root), "--include", "refs")
     assert r.exit_code == 2
-    assert r.stderr == f"skillcite: error: --include 'refs/*.md' matches no file under {tree.root}\n"
+    assert r.stderr == f"skillcite: error: --include refs: {tree.root} has no refs/*.md\n"
+    glob = run("bundle", str(tree.root), "--include", "docs/*.txt")
+    assert glob.exit_code == 2
+    assert glob.stderr == (
+        f"skillcite: error: --include 'docs/*.txt' matches no file under {tree.root} (names: playbook, refs, pinn, rl, all; or a path or glob)\n"
+    )
     tree.write("tool.py", "print()\n")
     bad = run("bundle", str(tree.root), "--include", "tool.py")
     assert bad.exit_code == 2 and "tool.py is not a Markdown file" in bad.stderr
@@ -263,7 +323,7 @@ def test_link_that_cannot_be_rewritten_fails_the_self_check(tree: Package, tmp_p
     # would point outside itself, so it is refused rather than written.
     tree.replace("SKILL.md", "Section: [usage](#usage).", "Section: [usage][u].\n\n[u]: notes.md")
     out = tmp_path / "prompt.md"
-    r = run("bundle", str(tree.root), "-o", str(out))
+    r = run("bundle", str(tree.root), *SUBS, "-o", str(out))
     assert r.exit_code == 1
     assert r.stderr.splitlines() == [
         "skillcite: error: the bundle would not stand alone:",
@@ -332,18 +392,17 @@ def test_importing_the_new_commands_skips_requests_and_trafilatura() -> None:
     assert r.returncode == 0, r.stderr
 
 
-@pytest.mark.parametrize("includes", [(), ("PLAYBOOK.md", "refs/*.md")])
-def test_real_repository_bundles_without_dangling_footnotes(includes: tuple[str, ...]) -> None:
-    args = [arg for glob in includes for arg in ("--include", glob)]
-    r = run("bundle", str(ROOT), *args)
+@pytest.mark.parametrize(("include", "prefixes"), [(None, {"main"}), ("rl,pinn", {"main", "rl", "pinn"}), ("all", {"main", "playbook", "rl", "pinn", "folklore"})])
+def test_real_repository_bundles_without_dangling_footnotes(include: str | None, prefixes: set[str]) -> None:
+    r = run("bundle", str(ROOT), *(["--include", include] if include else []))
     assert r.exit_code == 0, r.stderr
     text = r.stdout
     assert_self_contained(text)
-    assert re.fullmatch(r"bundle: \d+ files, \d+ characters, about \d+ tokens \(characters/4\)\n", r.stderr)
+    assert re.fullmatch(r"bundle: \d+ files?, \d+ characters, about \d+ tokens \(characters/4\)\n", r.stderr)
     assert f"{len(text)} characters, about {len(text) // 4} tokens" in r.stderr
+    assert re.match(rf"<!-- ml-debug \d+\.\d+\.\d+\S*( at git [0-9a-f]{{12}}( \(with uncommitted changes\))?)?, bundled by .*; about {len(text) // 4} tokens", text)
     assert not text.startswith("---") and "\nname: ml-debug\n" not in text
     assert "](docs/evidence/" not in text and "](../docs/evidence/" not in text
     name = Path("b.md")
     doc = parse_document(name, "b.md", TextFile(name, text, False, line_starts(text)), lambda _t, _u: False)
-    prefixes = {d.label.split("-", 1)[0] for d in doc.definitions}
-    assert {"main", "rl", "pinn"} <= prefixes
+    assert {d.label.split("-", 1)[0] for d in doc.definitions} >= prefixes

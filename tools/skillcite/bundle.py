@@ -28,9 +28,10 @@ from .cli import CONTEXT, fail
 from .document import SlugCounter, local_target, parse_document, parser
 from .mdlinks import Edit, InlineLink, apply_edits, find_inline_links
 from .evidence import split_front_matter
+from .provenance import Provenance, provenance
 from .textio import InputError, TextFile, atomic_write, line_starts, read_text
+from . import __version__
 
-DEFAULT_FILES = ("SKILL.md", "rl/SKILL.md", "pinn/SKILL.md")
 _GLOB_MAGIC = re.compile(r"[*?\[]")
 _ANCHOR_LIST = re.compile(r"[ \t]*:[^;()\[\]\n]*")  # the anchor list after a cache link (DESIGN §3)
 _URL = re.compile(r"https?://")
@@ -77,26 +78,62 @@ class Bundle:
         return len(self.text) // 4
 
 
+def sub_skills(root: Path) -> list[str]:
+    """Top-level folders holding a ``SKILL.md`` (``rl``, ``pinn``), sorted."""
+    return sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith(".") and (p / "SKILL.md").is_file())
+
+
+def named_selections(root: Path) -> dict[str, list[str]]:
+    """What each ``--include`` name stands for, in the canonical bundle order."""
+    refs = sorted(Path(os.path.relpath(p, root)).as_posix() for p in (root / "refs").glob("*.md") if p.is_file())
+    names = {"playbook": ["PLAYBOOK.md"] if (root / "PLAYBOOK.md").is_file() else [], "refs": refs}
+    names |= {folder: [f"{folder}/SKILL.md"] for folder in sub_skills(root) if folder not in names}
+    names["all"] = [rel for key in names for rel in names[key]]
+    return names
+
+
 def select_files(root: Path, includes: Sequence[str] = ()) -> list[str]:
-    """The default skill files that exist, then ``--include`` matches in order, without repeats."""
+    """``SKILL.md``, then what ``--include`` names, in a stable order.
+
+    A name (``playbook``, ``refs``, a sub-skill folder such as ``rl``, or
+    ``all``) or a path or glob. Files a name can select always come in the
+    canonical order (SKILL.md, PLAYBOOK.md, refs/, sub-skills), however the
+    options are ordered, so the same selection gives the same bytes; other
+    paths and globs follow in the order given.
+    """
     if not root.is_dir():
         raise InputError(f"{root}: no such directory")
     if not (root / "SKILL.md").is_file():
         raise InputError(f"{root}: no SKILL.md to bundle")
-    chosen = [rel for rel in DEFAULT_FILES if (root / rel).is_file()]
-    for pattern in (p.strip() for value in includes for p in value.split(",") if p.strip()):
-        try:
-            paths = sorted(root.glob(pattern)) if _GLOB_MAGIC.search(pattern) else [root / pattern]
-        except (ValueError, NotImplementedError) as exc:
-            raise InputError(f"--include {pattern!r}: {exc}") from None
-        matches = [Path(os.path.relpath(p, root)).as_posix() for p in paths if p.is_file()]
-        if not matches:
-            raise InputError(f"--include {pattern!r} matches no file under {root}")
-        for rel in matches:
-            if rel.startswith("../") or not rel.endswith(".md"):
-                raise InputError(f"--include {pattern!r}: {rel} is not a Markdown file inside {root}")
-            chosen += [] if rel in chosen else [rel]
-    return chosen
+    names = named_selections(root)
+    chosen = ["SKILL.md"]
+    for value in (p.strip() for item in includes for p in item.split(",") if p.strip()):
+        if value.lower() in names:
+            matches = names[value.lower()]
+            if not matches:
+                raise InputError(f"--include {value}: {root} has no {'PLAYBOOK.md' if value.lower() == 'playbook' else 'refs/*.md'}")
+        else:
+            matches = _glob(root, value, names)
+        chosen += [rel for rel in matches if rel not in chosen]
+    canonical = ["SKILL.md", *names["all"]]
+    rank = {rel: n for n, rel in enumerate(canonical)}
+    return sorted(chosen, key=lambda rel: (rank.get(rel, len(canonical)), chosen.index(rel)))
+
+
+def _glob(root: Path, pattern: str, names: dict[str, list[str]]) -> list[str]:
+    """Markdown files under ``root`` matching a path or glob; a usage error when there are none."""
+    try:
+        paths = sorted(root.glob(pattern)) if _GLOB_MAGIC.search(pattern) else [root / pattern]
+    except (ValueError, NotImplementedError) as exc:
+        raise InputError(f"--include {pattern!r}: {exc}") from None
+    matches = [Path(os.path.relpath(p, root)).as_posix() for p in paths if p.is_file()]
+    if not matches:
+        known = ", ".join(names)
+        raise InputError(f"--include {pattern!r} matches no file under {root} (names: {known}; or a path or glob)")
+    for rel in matches:
+        if rel.startswith("../") or not rel.endswith(".md"):
+            raise InputError(f"--include {pattern!r}: {rel} is not a Markdown file inside {root}")
+    return matches
 
 
 def _prefix(rel: str, taken: set[str]) -> str:
@@ -151,7 +188,15 @@ def _plain(link: InlineLink, display: str) -> str:
     return f"{label} (`{display}`)"
 
 
-def _prepare(checker: Checker, rel: str, files: list[str], prefix: str, targets: list[tuple[str, str]]) -> Part:
+def _elsewhere(link: InlineLink, target_rel: str, display: str, fragment: str, folder: bool, prov: Provenance) -> Edit:
+    """A link to a package file left out of the bundle: its web address if known, else its path as text."""
+    url = prov.url(target_rel, folder)
+    if url is None:
+        return link.start, link.end, _plain(link, display)
+    return (*link.target_span, url + (f"#{fragment}" if fragment else ""))
+
+
+def _prepare(checker: Checker, prov: Provenance, rel: str, files: list[str], prefix: str, targets: list[tuple[str, str]]) -> Part:
     """Rewrite one file: front matter out, footnotes prefixed, links resolved or placeholders."""
     path = checker.root / rel
     text = read_text(path).text.replace("\r\n", "\n")  # the bundle uses \n throughout
@@ -193,24 +238,33 @@ def _prepare(checker: Checker, rel: str, files: list[str], prefix: str, targets:
         target_rel = target.relative_to(root).as_posix() if inside else target_path
         if target_rel in files:
             edits.append((*link.target_span, placeholder(target_rel, fragment)))
-        elif checker.evidence_dir == target or checker.evidence_dir in target.parents:
-            url = _source_url(checker, target)
-            edits.append((*link.target_span, url) if url else (link.start, link.end, _plain(link, target_rel)))
+        elif (checker.evidence_dir == target or checker.evidence_dir in target.parents) and (url := _source_url(checker, target)):
+            edits.append((*link.target_span, url))
+        elif not inside:
+            edits.append((link.start, link.end, _plain(link, target_rel)))
         else:
             display = target_rel + ("/" if target_path.endswith("/") and target_rel != "." else "")
-            edits.append((link.start, link.end, _plain(link, display)))
+            edits.append(_elsewhere(link, target_rel, display, fragment, target.is_dir(), prov))
     slugs = [slug for _, slug in heading_slugs(parser().parse(text))]
     rewritten = apply_edits(text, edits).strip("\n") + "\n"
     return Part(rel, prefix, rewritten, doc.front_matter, slugs, doc.slugs - set(slugs))
 
 
-def _assemble(parts: list[Part], files: list[str]) -> str:
-    """Concatenate the parts and give each its in-bundle anchors."""
-    # A provenance comment, then the skill's name and description (its front matter is gone).
-    chunks = [f"<!-- Bundled by `skillcite bundle` from {', '.join(files)}. -->\n\n"]
-    name, desc = (parts[0].front or {}).get("name"), (parts[0].front or {}).get("description")
+def _header(prov: Provenance, parts: list[Part], files: list[str], tokens: int) -> str:
+    """The provenance comment, then the skill's name and description (its front matter is gone)."""
+    front = parts[0].front or {}
+    name, desc = front.get("name"), front.get("description")
+    label = prov.label() if prov.name else " ".join(p for p in (name if isinstance(name, str) else None, prov.label()) if p)
+    source = f"{label}, " if label else ""
+    out = f"<!-- {source}bundled by skillcite {__version__} from {', '.join(files)}; about {tokens} tokens (characters/4). -->\n\n"
     if isinstance(name, str) and isinstance(desc, str):
-        chunks.append(f"**{name}**: {' '.join(desc.split())}\n\n")
+        out += f"**{name}**: {' '.join(desc.split())}\n\n"
+    return out
+
+
+def _assemble(parts: list[Part], header: str) -> str:
+    """Concatenate the parts after ``header`` and give each its in-bundle anchors."""
+    chunks = [header]
     starts: list[int] = []  # first line (0-based) of each part
     for n, part in enumerate(parts):
         if n:
@@ -221,6 +275,9 @@ def _assemble(parts: list[Part], files: list[str]) -> str:
         starts.append(sum(c.count("\n") for c in chunks))
         chunks.append(part.body)
     text = "".join(chunks)
+    for part in parts:
+        part.bundle_slugs.clear()
+        part.anchor = part.anchor if not part.slugs else ""
     for line, slug in heading_slugs(parser().parse(text)):
         owner = max((n for n, s in enumerate(starts) if s <= line), default=None)
         if owner is not None:
@@ -253,10 +310,10 @@ def build_bundle(root: Path, includes: Sequence[str] = ()) -> Bundle:
     """Bundle the skill under ``root``; raise :class:`BundleError` if the result would dangle."""
     files = select_files(root, includes)
     checker = Checker(root)  # for the evidence folder, the cache-link rule and evidence loading
+    prov = provenance(root, checker.config, files)
     targets: list[tuple[str, str]] = []  # placeholder number -> (bundled file, fragment)
     taken: set[str] = set()
-    parts = [_prepare(checker, rel, files, _prefix(rel, taken), targets) for rel in files]
-    text = _assemble(parts, files)
+    parts = [_prepare(checker, prov, rel, files, _prefix(rel, taken), targets) for rel in files]
     by_rel = {p.rel: p for p in parts}
     warnings: list[str] = []
 
@@ -273,7 +330,15 @@ def build_bundle(root: Path, includes: Sequence[str] = ()) -> Bundle:
             warnings.append(f"{rel} has no heading #{fragment}; linking to the start of the file")
         return "#" + part.anchor
 
-    text = _PLACEHOLDER.sub(resolve, text)
+    # The header states the token count of the finished text, itself included:
+    # iterate to the fixed point (the count's digits rarely change twice).
+    tokens = -1
+    for _ in range(5):
+        warnings.clear()
+        text = _PLACEHOLDER.sub(resolve, _assemble(parts, _header(prov, parts, files, max(tokens, 0))))
+        if len(text) // 4 == tokens:
+            break
+        tokens = len(text) // 4
     problems = verify_bundle(text)
     if problems:
         raise BundleError("\n".join(problems))
@@ -282,22 +347,30 @@ def build_bundle(root: Path, includes: Sequence[str] = ()) -> Bundle:
 
 @click.command(context_settings=CONTEXT)
 @click.argument("root", default=".", type=click.Path(path_type=Path))
-@click.option("--include", "includes", multiple=True, metavar="GLOBS", help="More files after the skills, in order (repeatable; comma-separated globs).")
+@click.option(
+    "--include",
+    "includes",
+    multiple=True,
+    metavar="WHAT",
+    help="Add to SKILL.md: playbook, refs, rl, pinn (any sub-skill folder), all, or a path or glob (repeatable, comma-separated).",
+)
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), help="Write here (atomically) instead of stdout.")
-@click.option("--max-tokens", type=click.IntRange(min=1), metavar="N", help="Fail, writing nothing, if the estimate exceeds N.")
+@click.option("--max-tokens", type=click.IntRange(min=1), metavar="N", help="Exit 1, writing nothing, if the estimate exceeds N.")
 def bundle(root: Path, includes: tuple[str, ...], output: Path | None, max_tokens: int | None) -> None:
     """Write the skill as one self-contained Markdown file for a system prompt.
 
-    SKILL.md, rl/SKILL.md and pinn/SKILL.md, then any --include files, in
-    order: front matter removed, footnote ids made unique per file, links
-    rewritten to in-bundle anchors, source URLs or plain paths. The token
-    estimate (characters/4) goes to stderr.
+    The SKILL.md body, then what --include adds, in a fixed order (SKILL.md,
+    PLAYBOOK.md, refs/, sub-skills): front matter removed, a header with the
+    package version, git commit and token estimate, footnote ids made unique,
+    links rewritten to in-bundle anchors, to source URLs (evidence) or to the
+    repository on the web ([tool.skillcite] repository or project.urls). The
+    same files give the same bytes.
 
     \b
     Examples:
       skillcite bundle > prompt.md
-      skillcite bundle --include PLAYBOOK.md --include 'refs/*.md' -o prompt.md
-      skillcite bundle --max-tokens 12000 -o prompt.md
+      skillcite bundle --include rl,pinn -o prompt.md
+      skillcite bundle --include all --max-tokens 60000 -o prompt.md
     """
     try:
         result = build_bundle(root, includes)
