@@ -1,0 +1,96 @@
+"""Bug zoo program (fixed twin); the contract is in tests/bugzoo/README.md."""
+import torch
+from torch import nn
+
+TASK = "ce"
+INPUT_MODULE = "embed"  # token ids cannot carry gradients or NaN; diagnostics perturb this layer
+VOCAB = 20
+NUM_CLASSES = 3  # tags: 0 = other, 1 = even word, 2 = word repeated from the previous position
+PAD = 0
+MAX_LEN = 16
+EPOCHS = 15
+BATCH_SIZE = 32
+
+
+def make_data(n=400, seed=0):
+    """Padded token sequences with one tag per token; returns x_train, y_train, x_val, y_val."""
+    g = torch.Generator().manual_seed(seed)
+    lengths = torch.randint(3, MAX_LEN + 1, (n,), generator=g)
+    tokens = torch.randint(1, VOCAB, (n, MAX_LEN), generator=g)
+    pad_mask = torch.arange(MAX_LEN)[None, :] >= lengths[:, None]
+    tokens[pad_mask] = PAD
+    tags = (tokens % 2 == 0).long()
+    repeated = torch.zeros_like(pad_mask)
+    repeated[:, 1:] = tokens[:, 1:] == tokens[:, :-1]
+    tags[repeated] = 2
+    tags[pad_mask] = -100  # padding positions are ignored by the loss
+    n_train = int(0.8 * n)
+    return tokens[:n_train], tags[:n_train], tokens[n_train:], tags[n_train:]
+
+
+class Tagger(nn.Module):
+    """Embedding, a 1-d convolution over neighbouring tokens, and a per-token classifier."""
+
+    def __init__(self, dim=32):
+        super().__init__()
+        self.embed = nn.Embedding(VOCAB, dim, padding_idx=PAD)
+        self.conv = nn.Conv1d(dim, dim, kernel_size=3, padding=1)
+        self.out = nn.Linear(dim, NUM_CLASSES)
+
+    def forward(self, tokens):
+        h = self.embed(tokens).transpose(1, 2)  # (batch, dim, time) for Conv1d
+        h = torch.relu(self.conv(h)).transpose(1, 2)
+        return self.out(h)  # (batch, time, classes)
+
+
+def make_model():
+    torch.manual_seed(0)
+    return Tagger()
+
+
+criterion = nn.CrossEntropyLoss()  # ignore_index defaults to -100
+
+
+def loss_fn(logits, tags):
+    return criterion(logits.reshape(-1, NUM_CLASSES), tags.reshape(-1))
+
+
+def make_optimizer(model):
+    return torch.optim.Adam(model.parameters(), lr=1e-2)
+
+
+def train(model, optimizer, x, y, epochs=EPOCHS):
+    """Minibatch training; returns the loss of every step."""
+    model.train()
+    g = torch.Generator().manual_seed(1)
+    losses = []
+    for _ in range(epochs):
+        perm = torch.randperm(len(x), generator=g)
+        for i in range(0, len(x), BATCH_SIZE):
+            idx = perm[i:i + BATCH_SIZE]
+            optimizer.zero_grad()
+            loss = loss_fn(model(x[idx]), y[idx])
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+    return losses
+
+
+@torch.no_grad()
+def evaluate(model, x, y):
+    """Token accuracy over positions whose tag is not -100."""
+    model.eval()
+    pred = model(x).argmax(dim=-1)
+    keep = y != -100
+    return (pred[keep] == y[keep]).float().mean().item()
+
+
+def main():
+    x, y, x_val, y_val = make_data()
+    model = make_model()
+    losses = train(model, make_optimizer(model), x, y)
+    print(f"train loss {losses[0]:.4f} -> {losses[-1]:.4f}; val token accuracy {evaluate(model, x_val, y_val):.4f}")
+
+
+if __name__ == "__main__":
+    main()
