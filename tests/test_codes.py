@@ -48,6 +48,13 @@ def _append(pkg: Package, text: str) -> None:
 
 Mutation = Callable[[Package], None]
 
+
+def _plugin(pkg: Package, body: str = '"name": "pkg", "version": "1.0.0", "skills": ["./"]', version: str = "1.0.0") -> None:
+    """A plugin manifest and a marketplace listing it, the plugin's fields given as JSON text."""
+    pkg.write(".claude-plugin/plugin.json", "{" + body + "}\n")
+    entry = f'{{"name": "pkg", "source": "./", "version": "{version}"}}'
+    pkg.write(".claude-plugin/marketplace.json", f'{{"name": "pkg-market", "owner": {{"name": "Us"}}, "plugins": [{entry}]}}\n')
+
 CASES: dict[str, tuple[Mutation, Mutation]] = {
     "SC001": (
         lambda p: _append(p, "\n```python\nx = 1\n"),
@@ -176,6 +183,26 @@ CASES: dict[str, tuple[Mutation, Mutation]] = {
     "SC602": (
         lambda p: p.replace("SKILL.md", "(#pkg)", "(notes.md#missing)"),
         lambda p: p.replace("SKILL.md", "(#pkg)", "(notes.md#notes)"),
+    ),
+    "SC701": (
+        lambda p: _plugin(p, '"name": "pkg", "version": "1.0.0",'),
+        lambda p: _plugin(p, '"name": "pkg", "version": "1.0.0"'),
+    ),
+    "SC702": (
+        lambda p: _plugin(p, '"name": "My Pkg", "version": "1.0.0"'),
+        lambda p: _plugin(p, '"name": "my-pkg", "version": "1.0.0"'),
+    ),
+    "SC703": (
+        lambda p: (p.write("sub/SKILL.md", "---\nname: sub\ndescription: A sub-skill.\n---\n"), _plugin(p, '"name": "pkg", "skills": ["sub"]')),
+        lambda p: (p.write("sub/SKILL.md", "---\nname: sub\ndescription: A sub-skill.\n---\n"), _plugin(p, '"name": "pkg", "skills": ["./sub"]')),
+    ),
+    "SC704": (
+        lambda p: _plugin(p, '"name": "pkg", "skills": ["./", "./docs"]'),
+        lambda p: _plugin(p, '"name": "pkg", "skills": ["./"], "commands": "./docs"'),
+    ),
+    "SC705": (
+        lambda p: _plugin(p, version="1.0.1"),
+        lambda p: _plugin(p, version="1.0.0"),
     ),
 }
 

@@ -70,6 +70,12 @@ CODES: dict[str, Code] = {
         # Local links
         Code("SC601", _E, "local link to a missing file"),
         Code("SC602", _E, "link to a missing #fragment"),
+        # Claude Code plugin manifests
+        Code("SC701", _E, "plugin manifest is not a JSON object"),
+        Code("SC702", _E, "plugin manifest field missing or invalid"),
+        Code("SC703", _E, "manifest path not relative to the plugin"),
+        Code("SC704", _E, "manifest path does not exist"),
+        Code("SC705", _W, "plugin versions disagree"),
     ]
 }
 
