@@ -73,12 +73,3 @@ def test_plugin_manifests_point_at_real_skills() -> None:
         assert (ROOT / rel / "SKILL.md").is_file(), rel
     market = json.loads((ROOT / ".claude-plugin/marketplace.json").read_text())
     assert [p["name"] for p in market["plugins"]] == ["ml-debug"]
-
-
-def test_pre_commit_hooks_are_well_formed() -> None:
-    import yaml
-
-    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
-    for hook in hooks:
-        assert {"id", "name", "entry", "language"} <= set(hook)
-        assert hook["entry"].split()[0] == "skillcite"
