@@ -55,6 +55,21 @@ See [the skill](../SKILL.md), [the loop](../PLAYBOOK.md#loop), [a](../refs/a.md)
 RL_INSTALLED = RL.replace("name: rl", "name: pkg-rl").replace("](../", "](../pkg/")
 
 
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own HOME, so a default install can never reach the real one."""
+    folder = tmp_path / "home"
+    folder.mkdir()
+    monkeypatch.setenv("HOME", str(folder))
+    return folder
+
+
+def test_default_install_goes_to_claude_code_under_home(tree: Package, home: Path) -> None:
+    r = run("install", str(tree.root))
+    assert r.exit_code == 0, r.output
+    assert sorted(p.name for p in (home / ".claude/skills").iterdir()) == ["pkg", "pkg-pinn", "pkg-rl"]
+
+
 @pytest.fixture
 def tree(tmp_path: Path) -> Package:
     """A package with two sub-skills, a playbook, refs, a note, evidence and files that stay behind."""
@@ -211,7 +226,6 @@ def test_unknown_agent_is_a_usage_error_and_dest_serves_any_agent(tree: Package,
 def test_scope_and_agent_choose_the_documented_folder(
     tree: Package, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, agent: str, scope: str, folder: str
 ) -> None:
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
     (tmp_path / "work").mkdir()
     monkeypatch.chdir(tmp_path / "work")
     r = run("install", str(tree.root), "--agent", agent, "--scope", scope)
