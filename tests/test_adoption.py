@@ -41,7 +41,16 @@ def try_hook(p: Package, home: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, cwd=p.root, capture_output=True, text=True, env=env, timeout=600, check=False)
 
 
-@pytest.mark.skipif(shutil.which("pre-commit") is None or shutil.which("git") is None, reason="needs pre-commit and git (test extra)")
+def _in_git() -> bool:
+    """pre-commit installs hooks from a git repository: is this checkout one?"""
+    if shutil.which("git") is None:
+        return False
+    done = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--show-toplevel"], capture_output=True, text=True, check=False)
+    return done.returncode == 0 and Path(done.stdout.strip()).resolve() == ROOT
+
+
+@pytest.mark.skipif(shutil.which("pre-commit") is None, reason="needs pre-commit (test extra)")
+@pytest.mark.skipif(not _in_git(), reason="pre-commit installs hooks from a git repository; this copy is not one")
 def test_pre_commit_hook_passes_a_clean_repository_and_fails_an_altered_quote(tmp_path: Path, pre_commit_home: Path) -> None:
     p = adopter(tmp_path / "skills-repo")
     clean = try_hook(p, pre_commit_home)
