@@ -101,7 +101,12 @@ def _private_cache(tmp_path_factory) -> None:
 @pytest.fixture
 def pkg(tmp_path: Path) -> Package:
     """A clean package: one SKILL.md, one locked evidence file, one linked note."""
-    p = Package(tmp_path)
+    return clean_package(tmp_path)
+
+
+def clean_package(root: Path) -> Package:
+    """Write the clean package of the ``pkg`` fixture under ``root``."""
+    p = Package(root)
     p.write("pyproject.toml", '[tool.skillcite]\nevidence = "docs/evidence"\n')
     p.write("docs/evidence/src.md", evidence_text())
     p.write("SKILL.md", skill_text())

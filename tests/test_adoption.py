@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import Package, evidence_text, skill_text
+from conftest import Package, clean_package
 from skillcite.config import Config
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,11 +24,7 @@ def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def adopter(root: Path) -> Package:
     """A small skill repository under git, as another project would have it."""
-    p = Package(root)
-    p.write("pyproject.toml", '[tool.skillcite]\nevidence = "docs/evidence"\n')
-    p.write("docs/evidence/src.md", evidence_text())
-    p.write("SKILL.md", skill_text())
-    p.write("notes.md", "# Notes\n\nPlain text.\n")
+    p = clean_package(root)
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
     return p
 
