@@ -16,9 +16,9 @@ def make_data(n=2000, d=10, seed=0):
     x[:, 0] += 1.5 * y
     n_train = int(0.8 * n)
     x_train, y_train = x[:n_train], y[:n_train]
-    weights = 1.0 / torch.bincount(y_train)[y_train]  # oversample the rare class to balance batches
-    idx = torch.multinomial(weights, n_train, replacement=True, generator=g)
-    x_train, y_train = x_train[idx], y_train[idx]
+    n_pos = int(y_train.sum())
+    keep = (y_train == 1) | (torch.rand(n_train, generator=g) < n_pos / (n_train - n_pos))  # undersample
+    x_train, y_train = x_train[keep], y_train[keep]
     return x_train, y_train, x[n_train:], y[n_train:]
 
 

@@ -11,7 +11,7 @@ BATCH_SIZE = 64
 def make_data(n=600, d=10, seed=0):
     """Gaussian blobs, one per class; returns x_train, y_train, x_val, y_val."""
     g = torch.Generator().manual_seed(seed)
-    centers = 2.0 * torch.randn(NUM_CLASSES, d, generator=g)
+    centers = 1.0 * torch.randn(NUM_CLASSES, d, generator=g)
     y = torch.randint(0, NUM_CLASSES, (n,), generator=g)
     x = centers[y] + torch.randn(n, d, generator=g)
     n_train = int(0.8 * n)

@@ -5,7 +5,7 @@ from torch import nn
 TASK = "ce"
 INPUT_MODULE = "embed"  # token ids cannot carry gradients or NaN; diagnostics perturb this layer
 VOCAB = 20
-NUM_CLASSES = 3  # tags: 0 = other, 1 = even word, 2 = word repeated from the previous position
+NUM_CLASSES = 3  # tag of a word: (word + previous word) mod 3
 PAD = 0
 MAX_LEN = 16
 EPOCHS = 15
@@ -19,10 +19,8 @@ def make_data(n=400, seed=0):
     tokens = torch.randint(1, VOCAB, (n, MAX_LEN), generator=g)
     pad_mask = torch.arange(MAX_LEN)[None, :] >= lengths[:, None]
     tokens[pad_mask] = PAD
-    tags = (tokens % 2 == 0).long()
-    repeated = torch.zeros_like(pad_mask)
-    repeated[:, 1:] = tokens[:, 1:] == tokens[:, :-1]
-    tags[repeated] = 2
+    tags = tokens % NUM_CLASSES
+    tags[:, 1:] = (tags[:, 1:] + tokens[:, :-1]) % NUM_CLASSES  # the tag depends on the previous word too
     tags[pad_mask] = PAD  # padding positions
     n_train = int(0.8 * n)
     return tokens[:n_train], tags[:n_train], tokens[n_train:], tags[n_train:]

@@ -1,0 +1,173 @@
+"""Run the diagnostics of refs/diagnostics.md on the bug zoo (tests/bugzoo/).
+
+The diagnostics are read from the Markdown at run time: the first ```python block under each
+``## `name` `` heading is executed in its own namespace, so the document stays the only copy.
+Each runner below calls one diagnostic on one zoo program the way its usage line says and reads
+the verdict from the diagnostic's own documented result.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import importlib.util
+import io
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+ZOO = ROOT / "tests" / "bugzoo"
+DIAGNOSTICS_MD = ROOT / "refs" / "diagnostics.md"
+TWINS = ("buggy", "fixed")
+BATCH = 64  # the first BATCH training samples form "one batch"
+POISON_INDEX = 3  # the sample whose input is perturbed by the two mixing checks
+
+_SECTION = re.compile(r"## `(\w+)`\s*\n")
+_BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
+
+
+def bug_names() -> list[str]:
+    """Zoo folders holding both twins, sorted."""
+    return sorted(d.name for d in ZOO.iterdir() if all((d / f"{t}.py").is_file() for t in TWINS))
+
+
+@functools.cache
+def diagnostic_sources() -> dict[str, str]:
+    """name -> source of the first python block in that name's section of diagnostics.md."""
+    text = DIAGNOSTICS_MD.read_text(encoding="utf-8")
+    sources = {}
+    for chunk in re.split(r"^(?=## )", text, flags=re.MULTILINE):
+        head, block = _SECTION.match(chunk), _BLOCK.search(chunk)
+        if head and block:
+            sources[head.group(1)] = block.group(1)
+    return sources
+
+
+@functools.cache
+def diagnostic(name: str) -> Callable:
+    """The function or class `name`, executed from its Markdown block in a fresh namespace."""
+    namespace: dict = {"__name__": f"diagnostics_md_{name}"}
+    exec(compile(diagnostic_sources()[name], f"{DIAGNOSTICS_MD}#{name}", "exec"), namespace)  # noqa: S102
+    return namespace[name]
+
+
+@functools.cache
+def program(bug: str, twin: str) -> ModuleType:
+    """Import tests/bugzoo/<bug>/<twin>.py in-process (its main() does not run)."""
+    path = ZOO / bug / f"{twin}.py"
+    spec = importlib.util.spec_from_file_location(f"bugzoo_{bug}_{twin}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@dataclass
+class Setup:
+    """A fresh model and one training batch of a zoo program."""
+
+    prog: ModuleType
+    model: torch.nn.Module
+    xb: torch.Tensor
+    yb: torch.Tensor
+    x: torch.Tensor
+    y: torch.Tensor
+
+    @classmethod
+    def of(cls, prog: ModuleType) -> Setup:
+        x, y, _, _ = prog.make_data()
+        return cls(prog, prog.make_model(), x[:BATCH], y[:BATCH], x, y)
+
+    def trained(self, logger_cls=None):
+        """Run the program's own optimizer and loop; return the logger built around them, if any."""
+        opt = self.prog.make_optimizer(self.model)
+        logger = logger_cls(self.model, opt) if logger_cls else None
+        self.prog.train(self.model, opt, self.x, self.y)
+        return logger
+
+
+# Each runner returns True when the diagnostic flags the program.
+
+def _loss_at_init(s: Setup) -> bool:
+    return diagnostic("loss_at_init")(s.model, s.xb, s.yb, task=s.prog.TASK)["flag"] is not None
+
+
+def _overfit_one_batch(s: Setup) -> bool:
+    # as its docstring asks: dropout off first; lr and steps as in the document's smoke test
+    for module in s.model.modules():
+        if isinstance(module, torch.nn.Dropout):
+            module.p = 0.0
+    _, _, reached = diagnostic("overfit_one_batch")(s.model, s.xb, s.yb, s.prog.loss_fn, lr=1e-2, log_every=0)
+    return not reached
+
+
+def _gradient_flow(s: Setup) -> bool:
+    report = diagnostic("gradient_flow")(s.model, s.prog.loss_fn(s.model(s.xb), s.yb), show=False)
+    return any(report.values())
+
+
+def _find_first_nonfinite(s: Setup) -> bool:
+    # its usage: reproduce with the batch/step that produced the NaN, i.e. after the program's training
+    s.trained()
+    return diagnostic("find_first_nonfinite")(s.model, s.xb) is not None
+
+
+def _update_ratio_logger(s: Setup) -> bool:
+    logger = s.trained(diagnostic("UpdateRatioLogger"))
+    flags = logger.summary()
+    logger.close()
+    # "high"/"low" are a rule-of-thumb band (its docstring); the facts are a frozen or broken parameter
+    return any(flag.startswith(("NOT MOVING", "NON-FINITE")) for flag in flags.values())
+
+
+def _nan_poison_tracer(s: Setup) -> bool:
+    module = getattr(s.prog, "INPUT_MODULE", None)
+    return bool(diagnostic("nan_poison_tracer")(s.model.eval(), s.xb, index=POISON_INDEX, poison_module=module))
+
+
+def _batch_independence_check(s: Setup) -> bool:
+    module = getattr(s.prog, "INPUT_MODULE", None)
+    return bool(diagnostic("batch_independence_check")(s.model, s.xb, index=POISON_INDEX, input_module=module,
+                                                       train_mode=False))
+
+
+def _class_balance(s: Setup) -> bool:
+    if s.prog.TASK == "mse":
+        return False  # no classes to count
+    num_classes = getattr(s.prog, "NUM_CLASSES", 2)
+    return diagnostic("class_balance")(s.y, num_classes=num_classes)["flag"] is not None
+
+
+def _data_sanity(s: Setup) -> bool:
+    return bool(diagnostic("data_sanity")((s.xb, s.yb), label_key="[1]"))
+
+
+RUNNERS: dict[str, Callable[[Setup], bool]] = {
+    "loss_at_init": _loss_at_init,
+    "overfit_one_batch": _overfit_one_batch,
+    "gradient_flow": _gradient_flow,
+    "find_first_nonfinite": _find_first_nonfinite,
+    "UpdateRatioLogger": _update_ratio_logger,
+    "nan_poison_tracer": _nan_poison_tracer,
+    "batch_independence_check": _batch_independence_check,
+    "class_balance": _class_balance,
+    "data_sanity": _data_sanity,
+}
+
+
+@functools.cache
+def flagged(bug: str, twin: str, name: str) -> bool:
+    """Whether diagnostic `name` flags the program, on a fresh model; its printout is swallowed."""
+    prog = program(bug, twin)
+    with contextlib.redirect_stdout(io.StringIO()):
+        torch.manual_seed(0)
+        return RUNNERS[name](Setup.of(prog))
+
+
+def measured(bug: str, twin: str) -> frozenset[str]:
+    """Names of the diagnostics that flag this program."""
+    return frozenset(name for name in RUNNERS if flagged(bug, twin, name))
