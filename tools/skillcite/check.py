@@ -17,7 +17,7 @@ from .document import Document, FootnoteDef, Quote, local_target, parse_document
 from .evidence import Evidence
 from .matching import Match, locate
 from .skills import check_skill, check_toc
-from .textio import InputError, TextFile, line_starts, read_text, resolve
+from .textio import InputError, TextFile, exists_or_unreadable, is_dir_safe, is_file_or_unreadable, line_starts, read_text, resolve
 from .textio import resolve_cache_clear
 
 _LINE_FRAGMENT = re.compile(r"L\d+(?:-L?\d+)?")
@@ -175,7 +175,7 @@ class Checker:
         """Check everything and return the report (diagnostics sorted)."""
         if self.evidence_dir.is_dir():
             for path in sorted(self.evidence_dir.rglob("*.md")):
-                if path.name not in EVIDENCE_EXEMPT and _is_file(path):
+                if path.name not in EVIDENCE_EXEMPT and is_file_or_unreadable(path):
                     self.evidence(path)
         cited: set[Path] = set()
         for path in self.discover():
@@ -246,7 +246,7 @@ class Checker:
         resolved = resolve(path)
         if self.evidence_dir not in resolved.parents:
             return None, "SC202"
-        if not _is_file(path):
+        if not is_file_or_unreadable(path):
             return None, "SC201"
         return path, None
 
@@ -344,10 +344,10 @@ class Checker:
             if path_part in cache_targets or link.value.split("#")[0] in cache_targets:
                 continue
             target = (doc.path.parent / path_part) if path_part else doc.path
-            if not _exists(target):
+            if not exists_or_unreadable(target):
                 self.emit("SC601", doc.rel, link.line, link.column, f"link target {path_part!r} does not exist")
                 continue
-            if not fragment or _LINE_FRAGMENT.fullmatch(fragment) or _is_dir(target):
+            if not fragment or _LINE_FRAGMENT.fullmatch(fragment) or is_dir_safe(target):
                 continue
             if target.suffix.lower() != ".md":
                 continue
@@ -358,35 +358,6 @@ class Checker:
             if fragment not in target_doc.slugs and fragment.lower() not in target_doc.slugs:
                 name = "this file" if not path_part else path_part
                 self.emit("SC602", doc.rel, link.line, link.column, f"no heading #{fragment} in {name}")
-
-
-def _is_file(path: Path) -> bool:
-    """``path.is_file()``, but true when the file cannot be inspected.
-
-    pathlib swallows only "no such file" errors: in a folder without search
-    permission ``stat`` fails with EACCES and ``is_file()`` raises. Such a
-    path is kept, and reading it reports the real problem in one line.
-    """
-    try:
-        return path.is_file()
-    except OSError:
-        return True
-
-
-def _exists(path: Path) -> bool:
-    """``path.exists()``, true when it cannot be inspected (see :func:`_is_file`)."""
-    try:
-        return path.exists()
-    except OSError:
-        return True
-
-
-def _is_dir(path: Path) -> bool:
-    """``path.is_dir()``, false when it cannot be inspected."""
-    try:
-        return path.is_dir()
-    except OSError:
-        return False
 
 
 def _rank(o: QuoteOutcome) -> int:

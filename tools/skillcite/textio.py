@@ -154,3 +154,32 @@ def atomic_write(path: Path, data: bytes) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def is_file_or_unreadable(path: Path) -> bool:
+    """``path.is_file()``, but true when the file cannot be inspected.
+
+    pathlib swallows only "no such file" errors: in a folder without search
+    permission ``stat`` fails with EACCES and ``is_file()`` raises. Such a
+    path is kept, and reading it reports the real problem in one line.
+    """
+    try:
+        return path.is_file()
+    except OSError:
+        return True
+
+
+def exists_or_unreadable(path: Path) -> bool:
+    """``path.exists()``, true when it cannot be inspected (see :func:`is_file_or_unreadable`)."""
+    try:
+        return path.exists()
+    except OSError:
+        return True
+
+
+def is_dir_safe(path: Path) -> bool:
+    """``path.is_dir()``, false when it cannot be inspected."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
