@@ -11,14 +11,23 @@ from urllib.parse import unquote
 
 from .anchors import Anchor, CacheLink
 from .config import Config, glob_match, load_config, load_project
-from .manifests import check_manifests
 from .diagnostics import Diagnostic, Fix
 from .document import Document, FootnoteDef, Quote, local_target, parse_document
 from .evidence import Evidence
+from .manifests import check_manifests
 from .matching import Match, locate
 from .skills import check_skill, check_toc
-from .textio import InputError, TextFile, exists_or_unreadable, is_dir_safe, is_file_or_unreadable, line_starts, read_text, resolve
-from .textio import resolve_cache_clear
+from .textio import (
+    InputError,
+    TextFile,
+    exists_or_unreadable,
+    is_dir_safe,
+    is_file_or_unreadable,
+    line_starts,
+    read_text,
+    resolve,
+    resolve_cache_clear,
+)
 
 _LINE_FRAGMENT = re.compile(r"L\d+(?:-L?\d+)?")
 _RANK = {"verified": 0, "moved": 1, "altered": 2, "notfound": 3}

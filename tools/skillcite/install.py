@@ -28,12 +28,12 @@ from urllib.parse import quote
 
 import click
 
-from .cli import CONTEXT, fail
-from .mdlinks import Edit, apply_edits, find_inline_links
 from .check import Checker
+from .cli import CONTEXT, fail
 from .config import Config, load_config, load_project
 from .document import local_target
 from .evidence import split_front_matter
+from .mdlinks import Edit, apply_edits, find_inline_links
 from .receipt import RECEIPT, FolderState, Receipt, digest, inspect_folder
 from .textio import BOM, InputError, TextFile, read_text
 
