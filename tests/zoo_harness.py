@@ -76,11 +76,13 @@ class Setup:
     yb: torch.Tensor
     x: torch.Tensor
     y: torch.Tensor
+    x_val: torch.Tensor
+    y_val: torch.Tensor
 
     @classmethod
     def of(cls, prog: ModuleType) -> Setup:
-        x, y, _, _ = prog.make_data()
-        return cls(prog, prog.make_model(), x[:BATCH], y[:BATCH], x, y)
+        x, y, x_val, y_val = prog.make_data()
+        return cls(prog, prog.make_model(), x[:BATCH], y[:BATCH], x, y, x_val, y_val)
 
     def trained(self, logger_cls=None):
         """Run the program's own optimizer and loop; return the logger built around them, if any."""
@@ -146,6 +148,15 @@ def _data_sanity(s: Setup) -> bool:
     return bool(diagnostic("data_sanity")((s.xb, s.yb), label_key="[1]"))
 
 
+def _torch_warnings(s: Setup) -> bool:
+    # its usage: a few of the program's own training steps (its loop on one batch), then one evaluation pass
+    def steps_then_evaluate():
+        s.prog.train(s.model, s.prog.make_optimizer(s.model), s.xb, s.yb)
+        s.prog.evaluate(s.model, s.x_val, s.y_val)
+
+    return bool(diagnostic("torch_warnings")(steps_then_evaluate)["torch"])
+
+
 RUNNERS: dict[str, Callable[[Setup], bool]] = {
     "loss_at_init": _loss_at_init,
     "overfit_one_batch": _overfit_one_batch,
@@ -156,6 +167,7 @@ RUNNERS: dict[str, Callable[[Setup], bool]] = {
     "batch_independence_check": _batch_independence_check,
     "class_balance": _class_balance,
     "data_sanity": _data_sanity,
+    "torch_warnings": _torch_warnings,
 }
 
 
