@@ -78,6 +78,9 @@ class Bundle:
         return len(self.text) // 4
 
 
+_NAME_TARGETS = {"playbook": "PLAYBOOK.md", "refs": "refs/*.md", "all": "PLAYBOOK.md, refs/*.md or sub-skill"}
+
+
 def sub_skills(root: Path) -> list[str]:
     """Top-level folders holding a ``SKILL.md`` (``rl``, ``pinn``), sorted."""
     return sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith(".") and (p / "SKILL.md").is_file())
@@ -111,7 +114,7 @@ def select_files(root: Path, includes: Sequence[str] = ()) -> list[str]:
         if value.lower() in names:
             matches = names[value.lower()]
             if not matches:
-                raise InputError(f"--include {value}: {root} has no {'PLAYBOOK.md' if value.lower() == 'playbook' else 'refs/*.md'}")
+                raise InputError(f"--include {value}: {root} has no {_NAME_TARGETS.get(value.lower(), value)}")
         else:
             matches = _glob(root, value, names)
         chosen += [rel for rel in matches if rel not in chosen]
@@ -254,7 +257,7 @@ def _header(prov: Provenance, parts: list[Part], files: list[str], tokens: int) 
     """The provenance comment, then the skill's name and description (its front matter is gone)."""
     front = parts[0].front or {}
     name, desc = front.get("name"), front.get("description")
-    label = prov.label() if prov.name else " ".join(p for p in (name if isinstance(name, str) else None, prov.label()) if p)
+    label = prov.label(name if isinstance(name, str) else None)
     source = f"{label}, " if label else ""
     out = f"<!-- {source}bundled by skillcite {__version__} from {', '.join(files)}; about {tokens} tokens (characters/4). -->\n\n"
     if isinstance(name, str) and isinstance(desc, str):
@@ -267,6 +270,8 @@ def _assemble(parts: list[Part], header: str) -> str:
     chunks = [header]
     starts: list[int] = []  # first line (0-based) of each part
     for n, part in enumerate(parts):
+        part.bundle_slugs.clear()  # assembled again for each header: start from nothing
+        part.anchor = ""
         if n:
             chunks.append("\n---\n\n")
         if not part.slugs:  # no heading to link to: give the file an anchor of its own
@@ -275,9 +280,6 @@ def _assemble(parts: list[Part], header: str) -> str:
         starts.append(sum(c.count("\n") for c in chunks))
         chunks.append(part.body)
     text = "".join(chunks)
-    for part in parts:
-        part.bundle_slugs.clear()
-        part.anchor = part.anchor if not part.slugs else ""
     for line, slug in heading_slugs(parser().parse(text)):
         owner = max((n for n, s in enumerate(starts) if s <= line), default=None)
         if owner is not None:

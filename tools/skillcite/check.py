@@ -10,7 +10,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from .anchors import Anchor, CacheLink
-from .config import Config, glob_match, load_config, load_project
+from .config import Config, glob_match, load_config
 from .diagnostics import Diagnostic, Fix
 from .document import Document, FootnoteDef, Quote, local_target, parse_document
 from .evidence import Evidence
@@ -197,7 +197,7 @@ class Checker:
                 self.emit(code, ev.rel, line, 1, message)
             if key not in cited and self.evidence_dir in key.parents:
                 self.emit("SC404", ev.rel, 1, 1, "evidence file is cited by nothing; cite it or delete it")
-        for code, rel, line, col, message in check_manifests(self.root, load_project(self.root).version):
+        for code, rel, line, col, message in check_manifests(self.root):
             self.emit(code, rel, line, col, message)
         self.report.diagnostics.sort(key=Diagnostic.sort_key)
         return self.report

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .config import load_project
+
 PLUGIN = ".claude-plugin/plugin.json"
 MARKETPLACE = ".claude-plugin/marketplace.json"
 PATH_FIELDS = ("skills", "commands", "agents", "hooks", "mcpServers", "outputStyles")
@@ -176,15 +178,20 @@ def _entry_source(root: Path, m: Manifest, entry: dict[str, Any], n: int, plugin
     return findings
 
 
-def check_manifests(root: Path, project_version: str | None) -> list[Finding]:
-    """Every finding in the plugin and marketplace manifests under ``root`` (none when absent)."""
+def check_manifests(root: Path) -> list[Finding]:
+    """Every finding in the plugin and marketplace manifests under ``root`` (none when absent).
+
+    ``pyproject.toml`` is read again only when a plugin states a version to
+    compare: most repositories have no manifest, and the check stays lean.
+    """
     findings: list[Finding] = []
     plugin = None
     if (root / PLUGIN).exists():
         plugin, found = check_plugin(root, root, PLUGIN)
         findings += found
         version = plugin.data.get("version") if plugin else None
-        if plugin and isinstance(version, str) and project_version and version != project_version:
+        project_version = load_project(root).version if plugin and isinstance(version, str) else None
+        if plugin and project_version and version != project_version:
             findings.append(("SC705", PLUGIN, *plugin.at(version), f"version {version} differs from pyproject.toml version {project_version}"))
     if (root / MARKETPLACE).exists():
         findings += check_marketplace(root, plugin)

@@ -28,9 +28,13 @@ class Provenance:
     repository: str | None  # e.g. https://github.com/OWNER/REPO
     branch: str
 
-    def label(self) -> str:
-        """``ml-debug 0.1.0 at git 1a2b3c4d5e6f (with uncommitted changes)``, leaving out what is unknown."""
-        out = " ".join(part for part in (self.name, self.version) if part)
+    def label(self, fallback_name: str | None = None) -> str:
+        """``ml-debug 0.1.0 at git 1a2b3c4d5e6f (with uncommitted changes)``, leaving out what is unknown.
+
+        ``fallback_name`` (the skill's front-matter name) stands in when
+        ``pyproject.toml`` names no project.
+        """
+        out = " ".join(part for part in (self.name or fallback_name, self.version) if part)
         if self.commit:
             out += f" at git {self.commit}" + (" (with uncommitted changes)" if self.dirty else "")
         return out.strip()

@@ -53,11 +53,6 @@ class FolderState:
     changed: list[str] = field(default_factory=list)  # edited or deleted since the install
     added: list[str] = field(default_factory=list)  # files the install did not write
 
-    @property
-    def pristine(self) -> bool:
-        """True when the folder is exactly what a skillcite install left."""
-        return self.receipt is not None and not (self.changed or self.added)
-
     def describe(self, package: str) -> str | None:
         """Why replacing or removing the folder needs ``--force``; None when it does not."""
         if self.receipt is None:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
-from functools import lru_cache
 import tempfile
 from bisect import bisect_right
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 BOM = "\ufeff"

@@ -19,7 +19,7 @@ import click
 from .cli import CONTEXT, fail
 from .config import load_config
 from .install import AGENT, DEST, SCOPE, find_skills, skills_folder
-from .receipt import FolderState, inspect_folder
+from .receipt import inspect_folder
 from .textio import InputError
 
 
@@ -28,7 +28,6 @@ class Removal:
     """One skill folder to remove, and why it may (or may not) go."""
 
     name: str
-    state: FolderState
     blocked: str | None  # the reason it needs --force, if any
 
 
@@ -53,7 +52,7 @@ def plan_removal(dest: Path, package: str, expected: list[str]) -> list[Removal]
         state = inspect_folder(folder)
         ours = state.receipt is not None and state.receipt.package == package
         if ours or folder.name in expected:
-            found.append(Removal(folder.name, state, state.describe(package)))
+            found.append(Removal(folder.name, state.describe(package)))
     return found
 
 
