@@ -34,7 +34,7 @@ WORDS = (
 def repo_shape() -> dict[str, int]:
     """Documents, quotes and evidence bytes of the real repository."""
     sys.path.insert(0, str(REPO / "tools"))
-    from skillcite import check
+    from skillcite.check import check
 
     report = check(REPO)
     ev_bytes = sum(len(e.file.text) for e in report.evidence.values() if e.file)
@@ -112,15 +112,15 @@ def run_check(root: Path, *extra: str) -> tuple[float, int, str]:
 
 def startup() -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "import skillcite.cli"], check=True)
+    subprocess.run([sys.executable, "-c", "import skillcite.cli.app"], check=True)
     return time.perf_counter() - start
 
 
 def fuzzy_relocation_ms(size: int = 1_000_000, repeats: int = 5) -> float:
     """Median ms to locate one altered 300-character quote in a ``size`` file."""
     sys.path.insert(0, str(REPO / "tools"))
-    from skillcite.anchors import Range
-    from skillcite.evidence import Evidence
+    from skillcite.check.anchors import Range
+    from skillcite.check.evidence import Evidence
 
     rng = random.Random(1)
     text = "---\nsource: https://x\n---\n"
@@ -138,7 +138,7 @@ def fuzzy_relocation_ms(size: int = 1_000_000, repeats: int = 5) -> float:
         path.write_text(text)
         times = []
         for _ in range(repeats):
-            from skillcite.matching import compile_quote, locate
+            from skillcite.check.matching import compile_quote, locate
 
             compile_quote.cache_clear()
             ev = Evidence.load(path, "e.md")
@@ -170,7 +170,7 @@ def big_file_seconds(megabytes: int) -> float:
 
 def importtime() -> str:
     out = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", "import skillcite.cli, skillcite.check"],
+        [sys.executable, "-X", "importtime", "-c", "import skillcite.cli.app, skillcite.check.checker"],
         capture_output=True, text=True,
     ).stderr
     heavy = [line for line in out.splitlines() if any(m in line for m in ("requests", "trafilatura"))]

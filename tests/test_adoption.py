@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import Package, clean_package
-from skillcite.config import Config
+from skillcite.core.config import Config
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from skillcite.anchors import Range, find_cache_links, parse_anchor_list, parse_fragment
+from skillcite.check.anchors import Range, find_cache_links, parse_anchor_list, parse_fragment
 
 
 def always(text: str, target: str) -> bool:

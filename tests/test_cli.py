@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import Package, line_of, evidence_text
-from skillcite.cli import main
+from skillcite.cli.app import main
 
 
 def run(*args: str):

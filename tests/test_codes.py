@@ -8,7 +8,8 @@ from collections.abc import Callable
 import pytest
 
 from conftest import Package, evidence_text, line_of
-from skillcite import CODES, check
+from skillcite import CODES
+from skillcite.check import check
 
 SRC = "docs/evidence/src.md"
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from skillcite.document import github_slug, parse_document
-from skillcite.textio import InputError, TextFile, line_starts
+from skillcite.check.document import github_slug, parse_document
+from skillcite.core.textio import InputError, TextFile, line_starts
 
 
 def parse(text: str):

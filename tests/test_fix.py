@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import BODY, Package, evidence_text, line_of
-from skillcite import check
-from skillcite.cli import main
-from skillcite.fix import plan_fixes, write
+from skillcite.check import check
+from skillcite.cli.app import main
+from skillcite.repair.fix import plan_fixes, write
 
 SRC = "docs/evidence/src.md"
 

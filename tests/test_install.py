@@ -13,13 +13,13 @@ import pytest
 import yaml
 from click.testing import CliRunner
 from conftest import Package, evidence_text, line_of
-from skillcite import install as install_module
-from skillcite.check import Checker
-from skillcite.cli import main
-from skillcite.config import Config
-from skillcite.document import local_target, parse_document
-from skillcite.receipt import RECEIPT, digest, read_receipt
-from skillcite.textio import read_text
+from skillcite.dist import install as install_module
+from skillcite.check.checker import Checker
+from skillcite.cli.app import main
+from skillcite.core.config import Config
+from skillcite.check.document import local_target, parse_document
+from skillcite.dist.receipt import RECEIPT, digest, read_receipt
+from skillcite.core.textio import read_text
 
 ROOT = Path(__file__).resolve().parent.parent
 EVIDENCE = evidence_text()

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from conftest import Package
-from skillcite import check
+from skillcite.check import check
 
 ROOT = Path(__file__).resolve().parent.parent
 

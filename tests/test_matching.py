@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillcite.anchors import Range
-from skillcite.evidence import Evidence
-from skillcite.matching import locate, word_diff
+from skillcite.check.anchors import Range
+from skillcite.check.evidence import Evidence
+from skillcite.check.matching import locate, word_diff
 
 TEXT = """---
 source: https://example.org

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skillcite.normalize import normalize, normalize_text
+from skillcite.check.normalize import normalize, normalize_text
 
 
 def test_quotes_dashes_ellipsis_and_space() -> None:

@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import FRONT, line_of
-from skillcite import check
-from skillcite.document import parse_document
-from skillcite.textio import TextFile, line_starts
+from skillcite.check import check
+from skillcite.check.document import parse_document
+from skillcite.core.textio import TextFile, line_starts
 
 PASSAGE = (
     "Before touching the model, spend hours reading the raw examples, "

@@ -27,13 +27,13 @@ from click.testing import CliRunner
 pytest.importorskip("requests")
 pytest.importorskip("trafilatura")
 
-from skillcite.cli import main
-from skillcite.evidence import split_front_matter
-from skillcite.extract import decode_body
-from skillcite.fetch import FetchConfig, Fetcher, HostGate, parse_retry_after, retry_wait
-from skillcite.lock import lock_file
-from skillcite.refresh import record_check, refresh_sources, set_front_matter_keys, split_passages
-from skillcite.textio import InputError, read_text
+from skillcite.cli.app import main
+from skillcite.check.evidence import split_front_matter
+from skillcite.refresh.extract import decode_body
+from skillcite.refresh.fetch import FetchConfig, Fetcher, HostGate, parse_retry_after, retry_wait
+from skillcite.repair.lock import lock_file
+from skillcite.refresh.runner import record_check, refresh_sources, set_front_matter_keys, split_passages
+from skillcite.core.textio import InputError, read_text
 
 P1 = "Assume you have a bug. Everything else in this essay follows from that one working assumption."
 P2 = "Neural networks fail silently: the loss goes down while the model learns something you did not intend."
@@ -661,8 +661,8 @@ def test_record_check_refuses_front_matter_that_would_break(tmp_path: Path) -> N
 def test_check_never_imports_requests_or_trafilatura(root: Root) -> None:
     root.add("x", evidence("https://example.invalid/post", P1))
     code = (
-        "import sys; from click.testing import CliRunner; import skillcite.cli, skillcite.refresh, skillcite.fetch, skillcite.extract\n"
-        f"r = CliRunner().invoke(skillcite.cli.main, ['check', {str(root.path)!r}])\n"
+        "import sys; from click.testing import CliRunner; import skillcite.cli.app, skillcite.refresh.runner, skillcite.refresh.fetch, skillcite.refresh.extract\n"
+        f"r = CliRunner().invoke(skillcite.cli.app.main, ['check', {str(root.path)!r}])\n"
         "assert r.exception is None or isinstance(r.exception, SystemExit), r.output\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('requests', 'trafilatura'))\n"
         "assert not bad, bad\n"

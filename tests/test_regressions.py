@@ -11,13 +11,13 @@ from pathlib import Path
 
 from click.testing import CliRunner
 from conftest import Package, evidence_text
-from skillcite import check
-from skillcite.anchors import Range
-from skillcite.cli import main
-from skillcite.evidence import Evidence
-from skillcite.fix import plan_fixes
-from skillcite.matching import locate
-from skillcite.normalize import _FOLDED, _LETTERS, normalize_text
+from skillcite.check import check
+from skillcite.check.anchors import Range
+from skillcite.cli.app import main
+from skillcite.check.evidence import Evidence
+from skillcite.repair.fix import plan_fixes
+from skillcite.check.matching import locate
+from skillcite.check.normalize import _FOLDED, _LETTERS, normalize_text
 
 SRC = "docs/evidence/src.md"
 HEAD = "---\nname: pkg\ndescription: A test skill.\n---\n# Pkg\n\n"
@@ -270,12 +270,12 @@ def test_write_failures_are_one_line_errors(pkg: Package, monkeypatch) -> None:
         raise PermissionError(13, "Permission denied", str(path))
 
     pkg.replace("SKILL.md", "bug L", "bug L9")  # a moved quote for fix to follow
-    monkeypatch.setattr("skillcite.fix.atomic_write", refuse)
+    monkeypatch.setattr("skillcite.repair.fix.atomic_write", refuse)
     r = CliRunner().invoke(main, ["fix", str(pkg.root)])
     assert isinstance(r.exception, SystemExit) and r.exit_code == 2, r.output
     assert r.output.startswith("skillcite: error: ") and "cannot write (Permission denied)" in r.output
     pkg.replace(SRC, "Assume you", "Assume that you")  # a stale lock
-    monkeypatch.setattr("skillcite.lock.atomic_write", refuse)
+    monkeypatch.setattr("skillcite.repair.lock.atomic_write", refuse)
     r = CliRunner().invoke(main, ["lock", "--root", str(pkg.root)])
     assert isinstance(r.exception, SystemExit) and r.exit_code == 2, r.output
     assert "cannot write (Permission denied)" in r.output

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from skillcite import CODES, check
-from skillcite.cli import main
-from skillcite.document import parser
+from skillcite import CODES
+from skillcite.check import check
+from skillcite.cli.app import main
+from skillcite.check.document import parser
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from skillcite.cli import main
+from skillcite.cli.app import main
 
 skills_ref = pytest.importorskip("skills_ref", reason="skills-ref is in the test extra: pip install -e '.[test]'")
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import yaml
 
 from .normalize import Normalized, normalize
-from .textio import InputError, TextFile, read_text
+from ..core.textio import InputError, TextFile, read_text
 
 REQUIRED_KEYS = ("source", "title", "author", "retrieved", "kind", "license", "sha256")
 KINDS = ("excerpt", "transcript", "notes")

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from .textio import atomic_write
+from ..core.textio import atomic_write
 
 
 class HostGate:

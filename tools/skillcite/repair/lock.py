@@ -6,8 +6,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .evidence import body_sha256, split_front_matter
-from .textio import BOM, InputError, atomic_write, read_text
+from ..check.evidence import body_sha256, split_front_matter
+from ..core.textio import BOM, InputError, atomic_write, read_text
 
 _SHA_LINE = re.compile(r"^sha256:[^\r\n]*", re.MULTILINE)
 
@@ -27,7 +27,7 @@ def relock_text(text: str) -> tuple[str, str, bool]:
     Only the ``sha256`` line changes (or is added before the closing
     ``---``); every other byte, line endings included, is kept.
     """
-    from .textio import TextFile, line_starts
+    from ..core.textio import TextFile, line_starts
 
     tf = TextFile(Path("-"), text, False, line_starts(text))
     fm = split_front_matter(tf)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from .check import Report
-from .diagnostics import Diagnostic, Severity
+from .checker import Report
+from ..core.diagnostics import Diagnostic, Severity
 
 JSON_SCHEMA_VERSION = 1
 

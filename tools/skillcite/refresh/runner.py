@@ -32,14 +32,14 @@ from typing import Any
 
 import click
 
-from .cli import CONTEXT, fail
-from .config import load_config
-from .evidence import Evidence
+from ..cli.app import CONTEXT, fail
+from ..core.config import load_config
+from ..check.evidence import Evidence
 from .extract import Unsupported, extract_text
 from .fetch import DEFAULT_MAX_BYTES, FetchConfig, Fetcher, FetchResult
-from .normalize import normalize
-from .stamp import record_check, set_front_matter_keys  # noqa: F401 (re-exported for callers)
-from .textio import InputError, TextFile
+from ..check.normalize import normalize
+from ..repair.stamp import record_check, set_front_matter_keys  # noqa: F401 (re-exported for callers)
+from ..core.textio import InputError, TextFile
 
 STATUSES = ("ok", "changed", "moved", "cannot verify", "gone")
 FAILING = frozenset({"changed", "gone"})  # statuses that make the exit status 1
@@ -360,7 +360,7 @@ def refresh(
 
 
 def _print_diffs(reports: list[SourceReport]) -> None:
-    from .matching import word_diff
+    from ..check.matching import word_diff
 
     for r in reports:
         for s in r.scores:

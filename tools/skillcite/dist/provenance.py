@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from .config import Config, load_project
+from ..core.config import Config, load_project
 
 GIT_TIMEOUT = 10  # seconds; a hung git must not hang the bundle
 

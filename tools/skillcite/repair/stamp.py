@@ -12,8 +12,8 @@ import datetime as dt
 import re
 from pathlib import Path
 
-from .evidence import split_front_matter
-from .textio import BOM, InputError, TextFile, atomic_write, line_starts, read_text
+from ..check.evidence import split_front_matter
+from ..core.textio import BOM, InputError, TextFile, atomic_write, line_starts, read_text
 
 
 def set_front_matter_keys(text: str, values: dict[str, str]) -> str:

@@ -28,14 +28,14 @@ from urllib.parse import quote
 
 import click
 
-from .check import Checker
-from .cli import CONTEXT, fail
-from .config import Config, load_config, load_project
-from .document import local_target
-from .evidence import split_front_matter
-from .mdlinks import Edit, apply_edits, find_inline_links
+from ..check.checker import Checker
+from ..cli.app import CONTEXT, fail
+from ..core.config import Config, load_config, load_project
+from ..check.document import local_target
+from ..check.evidence import split_front_matter
+from ..check.mdlinks import Edit, apply_edits, find_inline_links
 from .receipt import RECEIPT, FolderState, Receipt, digest, inspect_folder
-from .textio import BOM, InputError, TextFile, read_text
+from ..core.textio import BOM, InputError, TextFile, read_text
 
 # Skills folders as each agent documents them: (user scope, under the home
 # folder; project scope, under the current folder). Claude Code reads only its

@@ -7,7 +7,7 @@ import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from .check import check
+from .checker import check
 
 _WORD = re.compile(r"\w+")
 

@@ -26,12 +26,12 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .anchors import Anchor, CacheLink, Range
-from .check import Checker, QuoteOutcome, Report
-from .config import Config, load_config
-from .evidence import Evidence, body_sha256, split_front_matter
-from .matching import locate
-from .textio import TextFile, atomic_write, line_starts, read_text
+from ..check.anchors import Anchor, CacheLink, Range
+from ..check.checker import Checker, QuoteOutcome, Report
+from ..core.config import Config, load_config
+from ..check.evidence import Evidence, body_sha256, split_front_matter
+from ..check.matching import locate
+from ..core.textio import TextFile, atomic_write, line_starts, read_text
 
 HISTORY_DEPTH = 200
 _HEX = re.compile(r"[0-9a-f]{64}")  # commits searched for a locked evidence body

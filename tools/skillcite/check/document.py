@@ -23,7 +23,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 
 from .anchors import CacheLink, find_cache_links
 from .evidence import load_yaml
-from .textio import InputError, TextFile
+from ..core.textio import InputError, TextFile
 
 REF = "\ue000"  # stands for a footnote reference in flattened inline text
 CODE = "\ue001"  # masks code characters so they never delimit a quote

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import click
 
-from .diagnostics import CODES, Diagnostic, Severity, matches_prefix
-from .textio import InputError
+from ..core.diagnostics import CODES, Diagnostic, Severity, matches_prefix
+from ..core.textio import InputError
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -73,10 +73,10 @@ class LazyGroup(click.Group):
 
 
 LAZY_COMMANDS = {
-    "bundle": "skillcite.bundle:bundle",
-    "install": "skillcite.install:install",
-    "refresh": "skillcite.refresh:refresh",
-    "uninstall": "skillcite.uninstall:uninstall",
+    "bundle": "skillcite.dist.bundle:bundle",
+    "install": "skillcite.dist.install:install",
+    "refresh": "skillcite.refresh.runner:refresh",
+    "uninstall": "skillcite.dist.uninstall:uninstall",
 }
 
 
@@ -107,9 +107,9 @@ def check(root: Path, strict: bool, fmt: str, select: str | None, ignore: str | 
       skillcite check --strict --format github
       skillcite check docs-site --select SC3 --format json
     """
-    from .cache import enabled
-    from .check import check as run_check
-    from .output import RENDERERS
+    from ..check.cache import enabled
+    from ..check.checker import check as run_check
+    from ..check.output import RENDERERS
 
     try:
         selected, ignored = _codes(select), _codes(ignore)
@@ -144,8 +144,8 @@ def lock(files: tuple[Path, ...], root: Path, check_only: bool) -> None:
       skillcite lock docs/evidence/jones_rl_debugging.md
       skillcite lock --check
     """
-    from .config import load_config
-    from .lock import lock_file
+    from ..core.config import load_config
+    from ..repair.lock import lock_file
 
     try:
         if not files:
@@ -177,7 +177,7 @@ def stats(root: Path, fmt: str) -> None:
     Example:
       skillcite stats
     """
-    from .stats import collect, render
+    from ..check.stats import collect, render
 
     try:
         rows = collect(root)
@@ -203,7 +203,7 @@ def fix(root: Path, show_diff: bool, check_only: bool) -> None:
       skillcite fix
       skillcite fix --check        # in CI: fail if anchors drifted
     """
-    from .fix import plan_fixes, write
+    from ..repair.fix import plan_fixes, write
 
     try:
         plan = plan_fixes(root)

@@ -10,14 +10,14 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from .anchors import Anchor, CacheLink
-from .config import Config, glob_match, load_config
-from .diagnostics import Diagnostic, Fix
+from ..core.config import Config, glob_match, load_config
+from ..core.diagnostics import Diagnostic, Fix
 from .document import Document, FootnoteDef, Quote, local_target, parse_document
 from .evidence import Evidence
 from .manifests import check_manifests
 from .matching import Match, locate
 from .skills import check_skill, check_toc
-from .textio import (
+from ..core.textio import (
     InputError,
     TextFile,
     exists_or_unreadable,

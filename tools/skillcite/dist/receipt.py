@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import __version__
+from .. import __version__
 
 RECEIPT = ".skillcite-install.json"
 FORMAT = 1

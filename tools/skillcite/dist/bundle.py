@@ -22,15 +22,15 @@ from pathlib import Path
 import click
 from markdown_it.token import Token
 
-from . import __version__
-from .anchors import CacheLink
-from .check import Checker
-from .cli import CONTEXT, fail
-from .document import SlugCounter, local_target, parse_document, parser
-from .evidence import split_front_matter
-from .mdlinks import Edit, InlineLink, apply_edits, find_inline_links
+from .. import __version__
+from ..check.anchors import CacheLink
+from ..check.checker import Checker
+from ..cli.app import CONTEXT, fail
+from ..check.document import SlugCounter, local_target, parse_document, parser
+from ..check.evidence import split_front_matter
+from ..check.mdlinks import Edit, InlineLink, apply_edits, find_inline_links
 from .provenance import Provenance, provenance
-from .textio import InputError, TextFile, atomic_write, line_starts, read_text
+from ..core.textio import InputError, TextFile, atomic_write, line_starts, read_text
 
 _GLOB_MAGIC = re.compile(r"[*?\[]")
 _ANCHOR_LIST = re.compile(r"[ \t]*:[^;()\[\]\n]*")  # the anchor list after a cache link (DESIGN §3)

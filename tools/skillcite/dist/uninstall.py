@@ -16,11 +16,11 @@ from pathlib import Path
 
 import click
 
-from .cli import CONTEXT, fail
-from .config import load_config
+from ..cli.app import CONTEXT, fail
+from ..core.config import load_config
 from .install import AGENT, DEST, SCOPE, find_skills, skills_folder
 from .receipt import inspect_folder
-from .textio import InputError
+from ..core.textio import InputError
 
 
 @dataclass(slots=True)

@@ -39,7 +39,7 @@ _CHUNK = 64 * 1024
 
 def tool_version() -> str:
     """The skillcite version, for the User-Agent."""
-    from . import __version__
+    from .. import __version__
 
     return __version__
 
@@ -73,7 +73,7 @@ def default_cache_dir() -> Path | None:
     The folder is ``$SKILLCITE_CACHE_DIR``, else ``$XDG_CACHE_HOME/skillcite``,
     else ``~/.cache/skillcite``; ``SKILLCITE_NO_CACHE=1`` turns caching off.
     """
-    from .cache import cache_dir, enabled
+    from ..check.cache import cache_dir, enabled
 
     return cache_dir() / "http" if enabled() else None
 

@@ -16,7 +16,7 @@ from markdown_it.helpers import parseLinkDestination, parseLinkLabel, parseLinkT
 from markdown_it.rules_inline import StateInline
 
 from .document import parser
-from .textio import TextFile
+from ..core.textio import TextFile
 
 Edit = tuple[int, int, str]  # replace text[start:end] with the string
 

@@ -1,0 +1,1 @@
+"""Shared foundations: text I/O, configuration, diagnostics. Imports nothing else of skillcite."""

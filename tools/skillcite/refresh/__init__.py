@@ -1,0 +1,1 @@
+"""Re-fetching sources (the only subpackage that imports requests or trafilatura)."""

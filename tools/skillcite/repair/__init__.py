@@ -1,0 +1,1 @@
+"""Writing back: ``fix`` (anchors), ``lock`` (content locks), front-matter stamps."""
