@@ -1,0 +1,118 @@
+"""SKILL.md's router and first-fifteen-minutes section say what each check catches on the
+bug zoo; these tests keep those sentences equal to the two evidence tables they summarise
+(refs/diagnostics.md for the run-time checks, refs/static_analysis.md for the searches) and
+every check name in SKILL.md a check that exists. Text only: no torch, no ripgrep.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import static_patterns as sp
+
+SKILL = sp.ROOT / "SKILL.md"
+DIAGNOSTICS = sp.ROOT / "refs" / "diagnostics.md"
+EVIDENCE_HEADING = "## Evidence: the bug zoo"
+
+
+def runtime_table() -> dict[str, frozenset[str]]:
+    """bug -> run-time checks that catch it, from the evidence table of diagnostics.md."""
+    section = DIAGNOSTICS.read_text(encoding="utf-8").split(EVIDENCE_HEADING, 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 2 and re.fullmatch(r"`\w+`", cells[0]):
+            rows[cells[0].strip("`")] = frozenset(re.findall(r"`(\w+)`", cells[1]))
+    return rows
+
+
+def diagnostic_names() -> set[str]:
+    """The functions listed in the Contents of diagnostics.md."""
+    contents = DIAGNOSTICS.read_text(encoding="utf-8").split("## Contents", 1)[1].split("\n## ", 1)[0]
+    return set(re.findall(r"^- \[`(\w+)`\]", contents, re.MULTILINE))
+
+
+def flagged_by_searches() -> set[str]:
+    """Zoo bugs that some search of kind *flags* flags."""
+    return {b for c in sp.claims().values() if c.kind == sp.FLAGS for b in c.bugs}
+
+
+def skill_section(title: str) -> str:
+    text = SKILL.read_text(encoding="utf-8")
+    return text.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def ticked(text: str) -> list[str]:
+    """Backticked spans that are a single name (functions, searches, zoo bugs)."""
+    return re.findall(r"`([A-Za-z_][\w-]*)`", text)
+
+
+def test_every_check_name_in_skill_md_exists():
+    known = diagnostic_names() | {s.id for s in sp.searches()} | set(sp.zoo_bugs()) | {"zero_grad"}  # a method
+    text = "".join(skill_section(t) for t in ("Symptom router", "First fifteen minutes", "Folklore"))
+    unknown = sorted(set(ticked(text)) - known)
+    assert not unknown, f"SKILL.md names checks, searches or zoo bugs that do not exist: {unknown}"
+
+
+def test_router_names_a_check_in_most_rows():
+    table = [line for line in skill_section("Symptom router").splitlines() if line.startswith("| ")]
+    rows = [line for line in table if "---" not in line][1:]
+    assert len(rows) >= 10
+    named = [row for row in rows if ticked(row.split(" | ")[1])]
+    assert len(named) >= 8, "most router rows name a check or search by name"
+
+
+def test_first_fifteen_minutes_counts_equal_the_evidence_tables():
+    rt = runtime_table()
+    bugs = set(rt)
+    assert bugs == set(sp.zoo_bugs())
+    static = flagged_by_searches()
+    runtime = {b for b, checks in rt.items() if checks}
+    per_check = Counter(c for checks in rt.values() for c in checks)
+    caught_by = {c: {b for b, checks in rt.items() if c in checks} for c in per_check}
+    n = len(bugs)
+    text = skill_section("First fifteen minutes")
+    flat = " ".join(text.split())
+
+    expected = [
+        f"bug zoo: {n} small training programs",
+        f"It flags {len(static)} of the {n};",
+        f"catch {len(runtime | static)} of the {n} (searches {len(static)}, run-time checks {len(runtime)})",
+        f"Overfitting catches {per_check['overfit_one_batch']}, {len(caught_by['overfit_one_batch'] - static)} of them missed by every search",
+        f"`gradient_flow` catches {per_check['gradient_flow']} of those {per_check['overfit_one_batch']}",
+        f"attached: {per_check['UpdateRatioLogger']} and {per_check['torch_warnings']},",
+    ]
+    for phrase in expected:
+        assert phrase in flat, f"SKILL.md should say {phrase!r} (computed from the evidence tables)"
+    assert caught_by["gradient_flow"] <= caught_by["overfit_one_batch"]
+    missed = ", ".join(f"`{b}`" for b in sorted(caught_by["overfit_one_batch"] - static))
+    assert f"every search ({missed})" in flat
+    # step 2 and 6: checks that catch nothing in the zoo are said to
+    assert per_check["data_sanity"] == 0 and "`data_sanity` flags no zoo bug" in flat
+    assert per_check["loss_at_init"] == 0 and f"it flags none of the {n}" in flat
+    # the bugs nothing catches are named, and nothing else is
+    nothing = sorted(bugs - runtime - static)
+    assert f"the two bugs nothing catches, {' and '.join(f'`{b}`' for b in nothing)}," in flat
+    # step 4: the loop-only bugs are caught by the loop's logger and by no isolated check
+    isolated = {"overfit_one_batch", "gradient_flow", "loss_at_init", "batch_independence_check"}
+    for bug in ("encoder_under_no_grad", "zero_grad_before_step"):
+        assert "UpdateRatioLogger" in rt[bug] and not rt[bug] & isolated
+    # step 5: one new catch each, after steps 1-4
+    before = static.union(*(caught_by[c] for c in ("overfit_one_batch", "gradient_flow", "UpdateRatioLogger", "torch_warnings")))
+    assert caught_by["batch_independence_check"] - before == {"view_not_permute"}
+    assert caught_by["class_balance"] - before == {"class_imbalance_constant"}
+
+
+def test_folklore_claims_about_the_usual_suspects_match_the_tables():
+    rt = runtime_table()
+    claims = sp.claims()
+    for bug, search in (("dropout_at_eval", "evaluation-without-eval"), ("eval_without_train", "eval-without-train"),
+                        ("missing_zero_grad", "backward-without-zero-grad"), ("softmax_in_loss_call", "softmax-in-loss")):
+        assert not rt[bug], f"SKILL.md says no run-time check catches {bug}"
+        assert claims[search].kind == sp.FLAGS and bug in claims[search].bugs
+    for bug in ("double_softmax", "forward_returns_probs"):
+        assert "overfit_one_batch" in rt[bug]
+    text = " ".join(SKILL.read_text(encoding="utf-8").split())
+    assert f"it caught {sum('overfit_one_batch' in c for c in rt.values())} of the zoo's {len(rt)}" in text
+    assert not rt["label_leak"] and "label_leak" not in flagged_by_searches()
