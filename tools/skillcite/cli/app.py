@@ -74,6 +74,8 @@ class LazyGroup(click.Group):
 
 LAZY_COMMANDS = {
     "bundle": "skillcite.dist.bundle:bundle",
+    "evidence": "skillcite.cli.adopt:evidence",
+    "init": "skillcite.cli.adopt:init",
     "install": "skillcite.dist.install:install",
     "refresh": "skillcite.refresh.runner:refresh",
     "uninstall": "skillcite.dist.uninstall:uninstall",

@@ -9,19 +9,24 @@ from pathlib import Path
 
 from .textio import InputError
 
-DEFAULT_EXCLUDE = (".git/**", ".*/**", "**/node_modules/**", "**/.venv/**", "venv/**", "build/**", "dist/**")
+# Hidden folders at any depth (.git, .venv, an agent install such as
+# .claude/skills inside the tree), dependencies and build output.
+DEFAULT_EXCLUDE = (".*/**", "**/.*/**", "**/node_modules/**", "venv/**", "build/**", "dist/**")
 
 
 @dataclass(slots=True)
 class Config:
-    """Settings, with defaults that fit the ml-debug repository itself.
+    """Settings from ``[tool.skillcite]``; the defaults assume nothing about the repository.
 
-    * ``evidence``: the folder of excerpt caches, relative to the root.
+    * ``evidence``: the folder of excerpt caches, or a list of folders,
+      relative to the root.
     * ``include`` / ``exclude``: globs (relative, ``/``-separated) choosing
-      the Markdown files to check; the evidence folder is never parsed as
-      documents.
+      the Markdown files to check; evidence folders are never parsed as
+      documents, hidden folders never walked.
     * ``content``: globs of files held to the quote rules (a blockquote
-      needs a source); other files (README, docs) may quote freely.
+      needs a source); other files (README, docs) may quote freely. By
+      default every ``SKILL.md`` and every Markdown file in a skill's
+      ``references/`` folder (the Agent Skills layout).
     * ``skill_max_lines`` / ``skill_max_tokens``: the budget of each
       ``SKILL.md`` (tokens estimated as characters / 4).
     * ``toc`` / ``toc_min_lines``: reference files that must open with a
@@ -29,18 +34,35 @@ class Config:
     * ``repository``: the package's web address (``https://github.com/OWNER/REPO``),
       for links ``bundle`` cannot keep relative; defaults to ``project.urls``.
     * ``branch``: the branch those links point at.
+    * ``select`` / ``ignore`` / ``strict`` / ``baseline``: what ``check``
+      reports, as the command-line options of the same names (the command
+      line wins); ``per_file_ignores`` maps a glob to codes ignored there.
     """
 
-    evidence: str = "docs/evidence"
+    evidence: str | list[str] = "docs/evidence"
     include: list[str] = field(default_factory=lambda: ["**/*.md"])
     exclude: list[str] = field(default_factory=list)
-    content: list[str] = field(default_factory=lambda: ["SKILL.md", "PLAYBOOK.md", "refs/**", "*/SKILL.md", "rl/**", "pinn/**"])
+    content: list[str] = field(default_factory=lambda: ["**/SKILL.md", "**/references/**"])
     skill_max_lines: int = 500
     skill_max_tokens: int = 5000
-    toc: list[str] = field(default_factory=lambda: ["PLAYBOOK.md", "refs/**"])
+    toc: list[str] = field(default_factory=list)
     toc_min_lines: int = 100
     repository: str = ""
     branch: str = "main"
+    select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+    strict: bool = False
+    baseline: str = ""
+    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def evidence_folders(self) -> list[str]:
+        """The evidence folders, as a list (``evidence`` may name one or several)."""
+        return [self.evidence] if isinstance(self.evidence, str) else list(self.evidence)
+
+    def ignored_here(self, rel: str) -> list[str]:
+        """Codes (or prefixes) that ``per_file_ignores`` switches off for ``rel``."""
+        return [code for glob, codes in self.per_file_ignores.items() if glob_match(rel, glob) for code in codes]
 
     def is_excluded(self, rel: str) -> bool:
         """True when ``rel`` matches a default or configured exclusion."""
@@ -118,16 +140,35 @@ def load_config(root: Path) -> Config:
     table = tool.get("skillcite", {}) if isinstance(tool, dict) else None
     if not isinstance(table, dict):
         raise InputError(f"{path}: [tool.skillcite] must be a table")
-    known = {f.name: f for f in fields(Config)}
+    known = {f.name for f in fields(Config)}
     cfg = Config()
     for key, value in table.items():
         name = key.replace("-", "_")
         if name not in known:
             raise InputError(f"{path}: [tool.skillcite] has unknown key {key!r} (known: {', '.join(sorted(known))})")
-        expected = type(getattr(cfg, name))
-        if expected is list and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
-            raise InputError(f"{path}: [tool.skillcite] {key} must be a list of strings")
-        if expected is not list and not isinstance(value, expected):
-            raise InputError(f"{path}: [tool.skillcite] {key} must be a {expected.__name__}")
+        problem = _type_problem(name, value, getattr(cfg, name))
+        if problem:
+            raise InputError(f"{path}: [tool.skillcite] {key} must be {problem}")
         setattr(cfg, name, value)
     return cfg
+
+
+def _is_strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _type_problem(name: str, value: object, default: object) -> str | None:
+    """What ``value`` should have been for the key ``name``, or None when it fits."""
+    if name == "evidence":
+        ok = (isinstance(value, str) and value != "") or (_is_strings(value) and bool(value) and all(value))
+        return None if ok else "a folder or a non-empty list of folders"
+    if name == "per_file_ignores":
+        ok = isinstance(value, dict) and all(isinstance(k, str) and _is_strings(v) for k, v in value.items())
+        return None if ok else 'a table of glob = ["CODE", ...]'
+    if isinstance(default, list):
+        return None if _is_strings(value) else "a list of strings"
+    if isinstance(default, bool):
+        return None if isinstance(value, bool) else "true or false"
+    if isinstance(default, int):
+        return None if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else "a whole number >= 0"
+    return None if isinstance(value, type(default)) else f"a {type(default).__name__}"

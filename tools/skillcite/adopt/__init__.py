@@ -1,0 +1,1 @@
+"""Bringing an existing skill repository under skillcite: ``init`` and ``evidence adopt``."""

@@ -1,0 +1,178 @@
+"""``skillcite evidence adopt``: give header-line evidence files real front matter.
+
+For each evidence file without a ``---`` block, the header lines at its top
+(``Source:``, ``Title:``, ``Author:`` ...) become YAML front matter, the keys
+that can be inferred are filled (``retrieved`` from the file's first commit,
+``kind: excerpt`` as the usual case), the body is locked, and every anchor in
+every document that points into the file is moved by exactly the number of
+lines the conversion added or removed, so quotes that were verified before
+stay verified. Anchors that pointed into the old header lines cannot be
+carried: they are reported and left as they were.
+
+Nothing is written unless every file involved can be read and every edit
+applied; ``dry_run`` reports the same plan without writing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote
+
+from ..check.anchors import Range
+from ..check.checker import check
+from ..check.evidence import split_front_matter
+from ..core.config import Config
+from ..core.textio import BOM, TextFile, atomic_write, read_text, resolve
+from ..repair.lock import relock_text
+from .headers import KINDS, REQUIRED, read_header, render_front_matter
+
+_FRAGMENT = re.compile(r"#L(\d+)(?:-(L?)(\d+))?")
+
+
+@dataclass(slots=True)
+class Adopted:
+    """What adopting one evidence file did (or would do)."""
+
+    path: Path
+    rel: str
+    status: str  # "adopted" or "skipped"
+    reason: str = ""
+    found: list[str] = field(default_factory=list)  # keys taken from the header
+    inferred: dict[str, str] = field(default_factory=dict)  # key -> how it was inferred
+    missing: list[str] = field(default_factory=list)  # required keys still to fill by hand
+    header_lines: int = 0  # lines of the old header (gone with it)
+    delta: int = 0  # lines added (negative: removed) before the body
+    anchors_moved: int = 0
+    uncarried: list[str] = field(default_factory=list)  # "doc.md:12: label L3 points into the old header"
+
+
+@dataclass(slots=True)
+class AdoptPlan:
+    """Every file's outcome, and the new text of every file to write."""
+
+    results: list[Adopted] = field(default_factory=list)
+    writes: dict[Path, tuple[str, bool]] = field(default_factory=dict)  # path -> (text, bom)
+
+    @property
+    def adopted(self) -> list[Adopted]:
+        """The files that get front matter."""
+        return [r for r in self.results if r.status == "adopted"]
+
+
+def _first_commit_date(path: Path) -> str | None:
+    """The date (YYYY-MM-DD) of the commit that added ``path``, if git knows it."""
+    try:
+        out = subprocess.run(
+            ["git", "log", "--follow", "--diff-filter=A", "--format=%as", "--", path.name],
+            cwd=path.parent,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    dates = out.stdout.split()
+    return dates[-1] if out.returncode == 0 and dates else None
+
+
+def _convert(tf: TextFile, rel: str) -> tuple[str, Adopted]:
+    """The file's new text (front matter, then the body unchanged) and its outcome."""
+    result = Adopted(tf.path, rel, "adopted")
+    header = read_header(tf.text)
+    newline = "\r\n" if "\r\n" in tf.text[: 2000] else "\n"
+    values: dict[str, str] = {}
+    header_lines = 0
+    if header is not None:
+        values.update(header.fields)
+        values.update({k: v for k, v in header.extra.items() if k not in values})
+        result.found = sorted(header.fields)
+        header_lines = header.lines
+    if "retrieved" not in values:
+        when = _first_commit_date(tf.path)
+        if when:
+            values["retrieved"] = when
+            result.inferred["retrieved"] = "date of the commit that added the file"
+        else:
+            values["retrieved"] = dt.date.fromtimestamp(tf.path.stat().st_mtime).isoformat()
+            result.inferred["retrieved"] = "the file's modification date"
+    if "kind" not in values:
+        values["kind"] = "excerpt"
+        result.inferred["kind"] = "assumed excerpt (use transcript or notes if it is one)"
+    elif values["kind"] not in KINDS:
+        result.missing.append(f"kind ({values['kind']!r} is not one of {', '.join(KINDS)})")
+    result.missing.extend(k for k in REQUIRED if not values.get(k))
+    # Lines are counted on "\n" only (as anchors count them), never splitlines().
+    body = tf.text[tf.line_starts[header_lines] :] if header_lines < len(tf.line_starts) else ""
+    front = render_front_matter(values, newline)
+    new_text, _digest, _changed = relock_text(front + body)
+    new_front_lines = new_text[: len(new_text) - len(body)].count("\n")
+    result.header_lines = header_lines
+    result.delta = new_front_lines - header_lines
+    result.reason = f"{header_lines} header line(s) -> {new_front_lines} front-matter line(s)"
+    return new_text, result
+
+
+def plan_adoption(root: Path, paths: list[Path] | None = None, config: Config | None = None) -> AdoptPlan:
+    """Plan the conversion of ``paths`` (default: every evidence file without front matter)."""
+    report = check(root, config)
+    plan = AdoptPlan()
+    candidates = sorted(report.evidence) if paths is None else [resolve(p) for p in paths]
+    by_target: dict[Path, Adopted] = {}
+    for path in candidates:
+        ev = report.evidence.get(path)
+        tf = ev.file if ev is not None and ev.file is not None else read_text(path)
+        rel = ev.rel if ev is not None else path.as_posix()
+        if split_front_matter(tf).end_line > 0 or tf.text.startswith("---"):
+            plan.results.append(Adopted(path, rel, "skipped", "already has front matter"))
+            continue
+        new_text, result = _convert(tf, rel)
+        plan.results.append(result)
+        plan.writes[path] = (new_text, tf.bom)
+        by_target[path] = result
+    if not by_target:
+        return plan
+    for doc in report.documents:
+        edits: list[tuple[int, int, str]] = []
+        text = doc.file.text
+        for definition in doc.definitions:
+            for link in definition.cache_links:
+                target = resolve(doc.path.parent / unquote(link.target))
+                result = by_target.get(target)
+                if result is None:
+                    continue
+                removed = result.header_lines
+                for anchor in link.anchors:
+                    where = f"{doc.rel}:{doc.file.line_of(anchor.offset)}"
+                    if any(r.start <= removed for r in anchor.ranges):
+                        shown = f"{anchor.label} {anchor.render_ranges()}".strip()
+                        result.uncarried.append(f"{where}: {shown} points into the old header lines")
+                        continue
+                    moved = [Range(r.start + result.delta, r.end + result.delta) for r in anchor.ranges]
+                    if anchor.span is not None:
+                        edits.append((*anchor.span, "+".join(r.render() for r in moved)))
+                    else:
+                        m = _FRAGMENT.search(text, link.offset, link.end)
+                        if m is None:
+                            result.uncarried.append(f"{where}: fragment #{link.fragment} not found in the link")
+                            continue
+                        r = moved[0]
+                        new = f"#L{r.start}" if m.group(3) is None else f"#L{r.start}-{m.group(2)}{r.end}"
+                        edits.append((m.start(), m.end(), new))
+                    result.anchors_moved += 1
+        if edits:
+            new = text
+            for start, end, replacement in sorted(set(edits), reverse=True):
+                new = new[:start] + replacement + new[end:]
+            plan.writes[resolve(doc.path)] = (new, doc.file.bom)
+    return plan
+
+
+def write_plan(plan: AdoptPlan) -> None:
+    """Write every planned file atomically (evidence first, then documents)."""
+    for path, (text, bom) in plan.writes.items():
+        atomic_write(path, ((BOM if bom else "") + text).encode("utf-8"))
