@@ -43,6 +43,11 @@ def _silent() -> int:
     return line_of(evidence_text(), "neural nets fail silently")
 
 
+def _toc(p: Package) -> None:
+    """Hold ``refs/**`` to the table-of-contents rule (it is off by default)."""
+    p.write("pyproject.toml", '[tool.skillcite]\nevidence = "docs/evidence"\ntoc = ["refs/**"]\n')
+
+
 def _append(pkg: Package, text: str) -> None:
     pkg.write("SKILL.md", pkg.read("SKILL.md") + text)
 
@@ -174,8 +179,8 @@ CASES: dict[str, tuple[Mutation, Mutation]] = {
         lambda p: p.write("sub/SKILL.md", "---\nname: sub\ndescription: A sub-skill.\n---\n" + "line\n" * 490),
     ),
     "SC507": (
-        lambda p: p.write("refs/long.md", "# Long\n\n" + "text\n" * 120),
-        lambda p: p.write("refs/long.md", "# Long\n\n- [A](#a)\n- [B](#b)\n- [C](#c)\n\n## A\n\n## B\n\n## C\n\n" + "text\n" * 120),
+        lambda p: (_toc(p), p.write("refs/long.md", "# Long\n\n" + "text\n" * 120)),
+        lambda p: _toc(p) or p.write("refs/long.md", "# Long\n\n- [A](#a)\n- [B](#b)\n- [C](#c)\n\n## A\n\n## B\n\n## C\n\n" + "text\n" * 120),
     ),
     "SC601": (
         lambda p: p.replace("SKILL.md", "(notes.md)", "(note.md)"),

@@ -49,7 +49,12 @@ def init(root: Path, dry_run: bool, force: bool) -> None:
 
 @click.group(context_settings=CONTEXT)
 def evidence() -> None:
-    """Work on the evidence files (excerpt caches) of a package."""
+    """Work on the evidence files (excerpt caches) of a package.
+
+    \b
+    Example:
+      skillcite evidence adopt --dry-run
+    """
 
 
 @evidence.command(context_settings=CONTEXT)

@@ -28,9 +28,7 @@ class Code:
 
 _E, _W = Severity.ERROR, Severity.WARNING
 
-CODES: dict[str, Code] = {
-    c.code: c
-    for c in [
+_ALL = [
         # Markdown structure
         Code("SC001", _E, "unclosed code fence"),
         # Footnotes
@@ -76,8 +74,13 @@ CODES: dict[str, Code] = {
         Code("SC703", _E, "manifest path not relative to the plugin"),
         Code("SC704", _E, "manifest path does not exist"),
         Code("SC705", _W, "plugin versions disagree"),
-    ]
-}
+]
+
+CODES: dict[str, Code] = {c.code: c for c in _ALL}
+# Two families may not claim one code (a merge can add the same number twice).
+if len(CODES) != len(_ALL):  # pragma: no cover - fails at import, loudly
+    _dup = sorted({c.code for c in _ALL if sum(d.code == c.code for d in _ALL) > 1})
+    raise RuntimeError(f"diagnostic codes defined twice: {', '.join(_dup)}")
 
 
 @dataclass(frozen=True, slots=True)
