@@ -38,7 +38,7 @@ from ..check.evidence import Evidence
 from .extract import Unsupported, extract_text
 from .fetch import DEFAULT_MAX_BYTES, FetchConfig, Fetcher, FetchResult
 from ..check.normalize import normalize
-from ..repair.stamp import record_check, set_front_matter_keys  # noqa: F401 (re-exported for callers)
+from .record import CheckRecord, load_records, record_key, record_path, write_records
 from ..core.textio import InputError, TextFile
 
 STATUSES = ("ok", "changed", "moved", "cannot verify", "gone")
@@ -149,8 +149,15 @@ def _redirect_note(result: FetchResult) -> str:
     return f" (redirected: {hops})"
 
 
-def classify(ev_id: str, ev: Evidence, result: FetchResult | None, min_score: float = 100.0) -> SourceReport:
-    """Turn a fetch result into a status, a one-line detail and passage scores."""
+def classify(
+    ev_id: str, ev: Evidence, result: FetchResult | None, min_score: float = 100.0, recorded: str | None = None
+) -> SourceReport:
+    """Turn a fetch result into a status, a one-line detail and passage scores.
+
+    ``recorded`` is the upstream SHA-256 of the last ``--write`` (from
+    ``refresh.json``); without it, a legacy ``upstream_sha256:`` front-matter
+    key is used.
+    """
     data = (ev.front.data if ev.front else None) or {}
     url = data.get("source") if isinstance(data.get("source"), str) else None
     report = SourceReport(ev_id, ev.path, url, "cannot verify", "")
@@ -209,7 +216,8 @@ def classify(ev_id: str, ev: Evidence, result: FetchResult | None, min_score: fl
         parts.append(note.strip(" ()"))
     if result.from_cache:
         parts.append("not modified (304), cached copy used")
-    recorded = data.get("upstream_sha256")
+    if recorded is None:
+        recorded = data.get("upstream_sha256")
     if isinstance(recorded, str) and recorded and recorded != report.upstream_sha256:
         parts.append("upstream text differs from the last check")
     if result.attempts > 1:
@@ -221,9 +229,14 @@ def classify(ev_id: str, ev: Evidence, result: FetchResult | None, min_score: fl
 # --- running ---------------------------------------------------------------
 
 
+def evidence_folder(root: Path) -> Path:
+    """The evidence folder of the package at ``root``."""
+    return root / load_config(root).evidence
+
+
 def evidence_files(root: Path, ids: tuple[str, ...] = ()) -> list[tuple[str, Path]]:
     """``(id, path)`` of the evidence files to refresh; unknown ids are an error."""
-    folder = root / load_config(root).evidence
+    folder = evidence_folder(root)
     if not folder.is_dir():
         raise InputError(f"{folder}: no evidence folder")
     found = [(p.stem, p) for p in sorted(folder.rglob("*.md")) if p.name != "README.md"]
@@ -249,6 +262,13 @@ def refresh_sources(
     safety is not documented. ``progress`` gets ``update(1)`` per source.
     """
     chosen = [(i, Evidence.load(p, str(p.relative_to(root) if p.is_relative_to(root) else p))) for i, p in evidence_files(root, ids)]
+    folder = evidence_folder(root)
+    records = load_records(folder)
+
+    def last(ev: Evidence) -> str | None:
+        found = records.get(record_key(folder, ev.path))
+        return found.upstream_sha256 if found else None
+
     fetcher = Fetcher(config)
     by_url: dict[str, list[tuple[str, Evidence]]] = {}
     reports: dict[str, SourceReport] = {}
@@ -256,7 +276,7 @@ def refresh_sources(
         data = (ev.front.data if ev.front else None) or {}
         url = data.get("source")
         if ev.file is None or not isinstance(url, str) or not url.strip():
-            reports[str(ev.path)] = classify(ev_id, ev, None, min_score)
+            reports[str(ev.path)] = classify(ev_id, ev, None, min_score, last(ev))
             if progress is not None:
                 progress.update(1)
         else:
@@ -270,7 +290,7 @@ def refresh_sources(
             except Exception as exc:  # noqa: BLE001 - a bug or an odd URL must not sink the whole run
                 result = FetchResult(url, url, error=f"internal error: {type(exc).__name__}: {exc}")
             for ev_id, ev in by_url[url]:
-                reports[str(ev.path)] = classify(ev_id, ev, result, min_score)
+                reports[str(ev.path)] = classify(ev_id, ev, result, min_score, last(ev))
                 if progress is not None:
                     progress.update(1)
     return [reports[str(ev.path)] for _, ev in chosen]
@@ -290,7 +310,7 @@ def render_table(reports: list[SourceReport]) -> str:
 @click.command(context_settings=CONTEXT)
 @click.argument("ids", nargs=-1)
 @click.option("--root", default=".", type=click.Path(path_type=Path), help="Package root.")
-@click.option("--write", is_flag=True, help="Record checked: and upstream_sha256: in the front matter of fetched sources.")
+@click.option("--write", is_flag=True, help="Record the date, status and upstream SHA-256 of fetched sources in <evidence>/refresh.json.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=20.0, show_default=True, help="Connect and read timeout, seconds.")
 @click.option("--jobs", type=click.IntRange(min=1), default=4, show_default=True, help="Parallel fetches.")
 @click.option("--delay", type=click.FloatRange(min=0), default=1.0, show_default=True, help="Seconds between two requests to one host.")
@@ -340,23 +360,44 @@ def refresh(
         fail(str(exc))
     today = dt.date.today().isoformat()
     write_errors: list[str] = []
+    recorded = 0
     if write:
-        for r in reports:
-            if r.status in WRITABLE and r.upstream_sha256:
-                try:
-                    r.written = record_check(r.path, today, r.upstream_sha256)
-                except InputError as exc:  # one odd file must not stop the others
-                    write_errors.append(str(exc))
+        recorded, write_errors = record_reports(root, reports, today)
     click.echo(render_table(reports))
     if verbose:
         _print_diffs(reports)
-    if write:
-        click.echo(f"recorded checked: {today} in {sum(r.written for r in reports)} file(s)")
+    if write and not write_errors:
+        where = record_path(evidence_folder(root))
+        click.echo(f"recorded checked: {today} for {recorded} source{'s' * (recorded != 1)} in {where}")
     for message in write_errors:
         click.echo(f"skillcite: error: {message}", err=True)
     if write_errors:
         sys.exit(2)
     sys.exit(1 if any(r.status in FAILING for r in reports) else 0)
+
+
+def record_reports(root: Path, reports: list[SourceReport], today: str) -> tuple[int, list[str]]:
+    """Record every fetched and compared source in the sidecar; ``(count, errors)``.
+
+    Nothing is written into evidence files (see :mod:`.record`): their lines,
+    and so every anchor into them, stay where they are.
+    """
+    folder = evidence_folder(root)
+    updates: dict[str, CheckRecord] = {}
+    for r in reports:
+        if r.status in WRITABLE and r.upstream_sha256:
+            updates[record_key(folder, r.path)] = CheckRecord(today, r.status, r.upstream_sha256)
+    if not updates:
+        return 0, []
+    try:
+        write_records(folder, updates)
+    except InputError as exc:
+        return 0, [str(exc)]
+    except OSError as exc:  # a read-only evidence folder: one line, after the table
+        return 0, [f"{record_path(folder)}: cannot write ({exc.strerror or exc})"]
+    for r in reports:
+        r.written = record_key(folder, r.path) in updates
+    return len(updates), []
 
 
 def _print_diffs(reports: list[SourceReport]) -> None:

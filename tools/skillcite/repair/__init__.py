@@ -1,1 +1,1 @@
-"""Writing back: ``fix`` (anchors), ``lock`` (content locks), front-matter stamps."""
+"""Writing back: ``fix`` (anchors) and ``lock`` (content locks)."""
