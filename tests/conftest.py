@@ -36,8 +36,16 @@ A passage with [brackets] of its own and an ellipsis... in the source.
 
 def evidence_text(body: str = BODY, kind: str = "excerpt", sha: str | None = None) -> str:
     """An evidence file: front matter (10 lines) plus ``body``, locked unless ``sha`` is given."""
-    digest = sha if sha is not None else hashlib.sha256(body.encode()).hexdigest()
-    return FRONT.format(kind=kind, sha=digest) + body
+    if sha is not None:
+        return FRONT.format(kind=kind, sha=sha) + body
+    return locked(FRONT.format(kind=kind, sha="0" * 64) + body)
+
+
+def locked(text: str) -> str:
+    """``text`` (an evidence file) with its ``sha256`` line set to the lock ``skillcite lock`` writes."""
+    from skillcite.repair.lock import relock_text
+
+    return relock_text(text)[0]
 
 
 def line_of(text: str, needle: str) -> int:

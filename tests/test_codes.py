@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from conftest import Package, evidence_text, line_of
+from conftest import Package, evidence_text, line_of, locked
 from skillcite import CODES
 from skillcite.check import check
 
@@ -65,6 +65,14 @@ CASES: dict[str, tuple[Mutation, Mutation]] = {
     "SC001": (
         lambda p: _append(p, "\n```python\nx = 1\n"),
         lambda p: _append(p, "\n```python\nx = 1\n```\n"),
+    ),
+    "SC002": (
+        lambda p: p.write("deep.md", "# Deep\n\n" + "> " * 21 + "Invented words, never parsed.\n"),
+        lambda p: p.write("deep.md", "# Deep\n\n" + "> " * 19 + "Words at the deepest level still parsed.\n"),
+    ),
+    "SC003": (
+        lambda p: p.write("sub/SKILL.md", "---\nname: sub\ndescription: A sub-skill.\nname: sub\n---\n"),
+        lambda p: p.write("sub/SKILL.md", "---\nname: sub\ndescription: A sub-skill.\n---\n"),
     ),
     "SC101": (
         lambda p: p.replace("SKILL.md", "# Pkg\n", "# Pkg\n\nA claim.[^missing]\n"),
@@ -138,13 +146,17 @@ CASES: dict[str, tuple[Mutation, Mutation]] = {
         lambda p: p.write(SRC, evidence_text(kind="notes")),
         lambda p: p.write(SRC, evidence_text(kind="transcript")),
     ),
+    "SC307": (
+        lambda p: p.replace("SKILL.md", "> Assume you have a bug.[^src]\n", "> Assume you have a bug.[^src]\n>\n> <p>Nothing else can go wrong.</p>\n"),
+        lambda p: p.replace("SKILL.md", "> Assume you have a bug.[^src]\n", "> Assume you have a bug.[^src]\n>\n> <!-- a reviewer's note, never shown -->\n"),
+    ),
     "SC401": (
         lambda p: p.write(SRC, p.read(SRC).split("---\n", 2)[2]),
         lambda p: p.write(SRC, p.read(SRC)),
     ),
     "SC402": (
         lambda p: p.write(SRC, p.read(SRC).replace("license: CC BY 4.0\n", "")),
-        lambda p: p.write(SRC, p.read(SRC).replace("license: CC BY 4.0\n", "license: CC BY-SA 4.0\n")),
+        lambda p: p.write(SRC, locked(p.read(SRC).replace("license: CC BY 4.0\n", "license: CC BY-SA 4.0\n"))),
     ),
     "SC403": (
         lambda p: p.write(SRC, p.read(SRC) + "An edit after the lock.\n"),

@@ -84,9 +84,10 @@ def test_slugs_follow_github() -> None:
     assert {"intro", "intro-1", "code--more"} <= doc.slugs
 
 
-def test_invalid_front_matter_is_input_error() -> None:
-    with pytest.raises(InputError, match="invalid YAML"):
-        parse("---\nname: [unclosed\n---\n# x\n")
+def test_invalid_front_matter_is_recorded_not_raised() -> None:
+    doc = parse("---\nname: [unclosed\n---\n# x\n")
+    assert doc.front_matter is None
+    assert doc.front_matter_error is not None and doc.front_matter_error.line == 3
 
 
 def test_crlf_keeps_line_numbers() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import FRONT, line_of
+from conftest import evidence_text, line_of
 from skillcite.check import check
 from skillcite.check.document import parse_document
 from skillcite.core.textio import TextFile, line_starts
@@ -21,10 +21,8 @@ WORDS = PASSAGE.split()
 
 
 def build(root: Path, quote: str) -> None:
-    import hashlib
-
     body = "Intro line.\n\n" + PASSAGE + "\n"
-    ev = FRONT.format(kind="excerpt", sha=hashlib.sha256(body.encode()).hexdigest()) + body
+    ev = evidence_text(body)
     n = line_of(ev, "Before touching")
     (root / "docs/evidence").mkdir(parents=True, exist_ok=True)
     (root / "docs/evidence/src.md").write_text(ev)

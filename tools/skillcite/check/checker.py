@@ -10,7 +10,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from .anchors import Anchor, CacheLink
-from ..core.config import Config, glob_match, load_config
+from ..core.config import Config, glob_match, is_markdown_name, load_config
 from ..core.diagnostics import Diagnostic, Fix
 from .document import Document, FootnoteDef, Quote, local_target, parse_document
 from .evidence import Evidence
@@ -121,7 +121,7 @@ class Checker:
             dirnames[:] = keep
             for name in sorted(filenames):
                 rel = self.rel(base / name)
-                if self.config.is_included(rel) and not self.config.is_excluded(rel):
+                if self.config.is_document(rel):
                     found.append(base / name)
         return sorted(found)
 
@@ -206,6 +206,15 @@ class Checker:
         rel = doc.rel
         for fence in doc.unclosed_fences:
             self.emit("SC001", rel, fence.line, fence.column, f"code fence {fence.value} is never closed")
+        for deep in doc.too_deep:
+            self.emit("SC002", rel, deep.line, deep.column, f"nested more than {deep.value} levels deep: Markdown parsers stop here, so nothing in this block is checked")
+        if doc.front_matter_error is not None:
+            problem = doc.front_matter_error
+            self.emit("SC003", rel, problem.line, problem.column, f"front matter cannot be read: {problem.value}")
+        for dup in doc.front_matter_duplicates:
+            self.emit("SC003", rel, dup.line, dup.column, f"front matter key {dup.value} is given twice; YAML would keep only this one")
+        for hidden in doc.unverifiable:
+            self.emit("SC307", rel, hidden.line, hidden.column, f"{hidden.value} inside a sourced blockquote cannot be verified: quote its text as plain paragraphs or move it out of the blockquote")
         for ref in doc.undefined:
             self.emit("SC101", rel, ref.line, ref.column, f"footnote [^{ref.value}] is not defined")
         definitions: dict[str, FootnoteDef] = {}
@@ -358,7 +367,7 @@ class Checker:
                 continue
             if not fragment or _LINE_FRAGMENT.fullmatch(fragment) or is_dir_safe(target):
                 continue
-            if target.suffix.lower() != ".md":
+            if not is_markdown_name(target.name):
                 continue
             try:
                 target_doc = self.load_document(target)

@@ -9,40 +9,62 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from urllib.parse import unquote
 
-import yaml
 from markdown_it import MarkdownIt
+from markdown_it.rules_block import StateBlock
 from markdown_it.token import Token
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
 from .anchors import CacheLink, find_cache_links
-from .evidence import load_yaml
-from ..core.textio import InputError, TextFile
+from .evidence import parse_yaml
+from ..core.textio import TextFile
 
-REF = "\ue000"  # stands for a footnote reference in flattened inline text
-CODE = "\ue001"  # masks code characters so they never delimit a quote
+CODE = "\ue001"  # masks code characters in the scan text so they never delimit a quote
 _UNDEFINED_REF = re.compile(r"\[\^([A-Za-z0-9_-]+)\]")
 _CODE_SPAN = re.compile(r"(`+)[\s\S]*?(?<!`)\1(?!`)")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:|//")
 _HTML_ID = re.compile(r"""\b(?:id|name)\s*=\s*["']([^"']+)["']""")
 _ALERT = re.compile(r"\s*\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]", re.IGNORECASE)
 _QUOTE = re.compile(r'"([^"\n]+?)"|\u201c([^\u201d\n]+?)\u201d')
-_AFTER_QUOTE = re.compile(r"[.,;:!?)\]'\u2019]*(" + REF + "+)")
-_SENTENCE_END = re.compile(r"[.!?][\"')\]\u201d\u2019]*(?=\s|$)|" + REF)
+_CLOSING = re.compile(r"[.,;:!?)\]'\u2019]*")  # may stand between a quote and its reference
+_SENTENCE_END = re.compile(r"[.!?][\"')\]\u201d\u2019]*")
+_BETWEEN_REFS = re.compile(r"[\s.,;:!?)\]\"'\u201d\u2019]*")  # refs separated by this form one group
+_COMMENTS = re.compile(r"<!--[\s\S]*?-->")
 _WORD = re.compile(r"\w+")
+
+
+TOO_DEEP = "skillcite_too_deep"  # env key: first line markdown-it left unparsed (nesting)
 
 
 @lru_cache(maxsize=1)
 def parser() -> MarkdownIt:
-    """The shared CommonMark parser with front matter, footnotes and tables."""
+    """The shared CommonMark parser with front matter, footnotes and tables.
+
+    markdown-it stops parsing a container nested ``maxNesting`` (20) levels
+    deep and drops its content without a word. The block tokenizer is
+    wrapped so that such a stop is recorded in the parse's ``env`` under
+    :data:`TOO_DEEP` (the first skipped line), and the check can report it.
+    """
     md = MarkdownIt("commonmark").use(front_matter_plugin).use(footnote_plugin, inline=False, move_to_end=False)
     md.enable("table")
+    block = md.block
+    tokenize = type(block).tokenize
+
+    def tokenize_noting_depth(state: StateBlock, start_line: int, end_line: int) -> None:
+        if state.level >= state.md.options.maxNesting:
+            line = state.skipEmptyLines(start_line)
+            if line < end_line and state.sCount[line] >= state.blkIndent and isinstance(state.env, dict):
+                state.env.setdefault(TOO_DEEP, line)
+        tokenize(block, state, start_line, end_line)
+
+    block.tokenize = tokenize_noting_depth  # type: ignore[method-assign]
     return md
 
 
@@ -60,7 +82,7 @@ class FootnoteDef:
 
 @dataclass(slots=True)
 class Quote:
-    """A quotation that cites footnotes: a blockquote or an inline quote."""
+    """A quotation that cites footnotes: a blockquote (or part of one) or an inline quote."""
 
     text: str
     labels: list[str]
@@ -87,11 +109,21 @@ class Document:
     file: TextFile
     front_matter: dict | None = None
     front_matter_line: int = 0
+    # Why the front matter could not be read (invalid YAML, a date out of
+    # range, nesting too deep), at the line where the problem is.
+    front_matter_error: Located | None = None
+    # Keys given twice in the front matter (the YAML loader keeps the last).
+    front_matter_duplicates: list[Located] = field(default_factory=list)
     definitions: list[FootnoteDef] = field(default_factory=list)
     references: list[Located] = field(default_factory=list)
     undefined: list[Located] = field(default_factory=list)
     quotes: list[Quote] = field(default_factory=list)
     unsourced: list[Located] = field(default_factory=list)
+    # Content of a sourced blockquote that no rule can verify (an HTML
+    # block, a code block): value names what it is.
+    unverifiable: list[Located] = field(default_factory=list)
+    # Where markdown-it stopped parsing a too deeply nested container.
+    too_deep: list[Located] = field(default_factory=list)
     links: list[Located] = field(default_factory=list)
     unclosed_fences: list[Located] = field(default_factory=list)
     slugs: set[str] = field(default_factory=set)
@@ -104,38 +136,57 @@ def github_slug(text: str) -> str:
     return text.replace(" ", "-")
 
 
-def flatten_inline(inline: Token, html: bool = False) -> tuple[str, str, list[str]]:
-    """Plain text of an inline token, the same text with code masked, and its ref labels.
+Refs = list[tuple[int, str]]  # (offset in the flattened text, footnote label), in order
 
-    Footnote references become :data:`REF`; code characters are masked with
-    :data:`CODE` in the second string so they never delimit a quote. With
-    ``html`` (quote text), inline HTML is kept too, masked like code: the
-    parser takes ``<eos>`` for a tag, but a quote of it must keep the token,
-    and :func:`~skillcite.normalize.normalize` drops real markup on both sides.
+
+def flatten_inline(inline: Token, html: bool = False) -> tuple[str, str, Refs]:
+    """Plain text of an inline token, the same text with code masked, and its references.
+
+    Footnote references leave no character in the text: their positions are
+    returned as offsets, so a literal private-use character in the source is
+    ordinary text. Code characters are masked with :data:`CODE` in the second
+    string so they never delimit a quote. With ``html`` (quote text), inline
+    HTML is kept too, masked like code: the parser takes ``<eos>`` for a tag,
+    but a quote of it must keep the token, and
+    :func:`~skillcite.check.normalize.normalize` drops real markup on both sides.
     """
     plain: list[str] = []
     scan: list[str] = []
-    labels: list[str] = []
+    refs: Refs = []
+    size = 0
     for child in inline.children or []:
         kind = child.type
+        piece = masked = ""
         if kind == "text":
-            plain.append(child.content)
-            scan.append(child.content)
+            piece = masked = child.content
         elif kind == "code_inline" or (html and kind == "html_inline"):
-            plain.append(child.content)
-            scan.append(CODE * len(child.content))
+            piece, masked = child.content, CODE * len(child.content)
         elif kind in ("softbreak", "hardbreak"):
-            plain.append(" ")
-            scan.append(" ")
+            piece = masked = " "
         elif kind == "footnote_ref":
-            labels.append(child.meta["label"])
-            plain.append(REF)
-            scan.append(REF)
+            refs.append((size, child.meta["label"]))
         elif kind == "image":
-            alt = "".join(c.content for c in child.children or [])
-            plain.append(alt)
-            scan.append(alt)
-    return "".join(plain), "".join(scan), labels
+            piece = masked = "".join(c.content for c in child.children or [])
+        if piece:
+            plain.append(piece)
+            scan.append(masked)
+            size += len(piece)
+    return "".join(plain), "".join(scan), refs
+
+
+def ref_groups(plain: str, refs: Refs) -> list[tuple[int, int]]:
+    """References that belong together, as ``(first, last)`` indexes into ``refs``.
+
+    Adjacent references (``[^a][^b]``), or references separated only by
+    spaces and closing punctuation, cite the same text.
+    """
+    groups: list[tuple[int, int]] = []
+    for k, (offset, _) in enumerate(refs):
+        if groups and _BETWEEN_REFS.fullmatch(plain, refs[groups[-1][1]][0], offset):
+            groups[-1] = (groups[-1][0], k)
+        else:
+            groups.append((k, k))
+    return groups
 
 
 class SlugCounter:
@@ -147,7 +198,7 @@ class SlugCounter:
     def add(self, inline: Token) -> str:
         """The anchor of the heading whose inline token is ``inline``."""
         plain, _, _ = flatten_inline(inline)
-        slug = github_slug(plain.replace(REF, ""))
+        slug = github_slug(plain)
         count = self.counts.get(slug, 0)
         self.counts[slug] = count + 1
         return slug if count == 0 else f"{slug}-{count}"
@@ -158,10 +209,20 @@ def _position(file: TextFile, offset: int) -> tuple[int, int]:
     return line, offset - file.line_starts[line - 1] + 1
 
 
+@dataclass(slots=True)
+class _Paragraph:
+    """One inline token of a blockquote: its text, references and their source offsets."""
+
+    plain: str
+    refs: Refs
+    ref_offsets: list[int]  # source offset of each reference's ``[^``
+    start: int  # source offset where the paragraph's text starts
+
+
 class _Builder:
     """Walks the token stream once and fills a :class:`Document`."""
 
-    def __init__(self, doc: Document, is_cache) -> None:
+    def __init__(self, doc: Document, is_cache: Callable[[str, str], bool]) -> None:
         self.doc = doc
         self.file = doc.file
         self.text = doc.file.text
@@ -175,29 +236,35 @@ class _Builder:
         last = min(last, len(self.file.line_starts))
         return self.file.line_span(first, last)
 
-    def flatten(self, inline: Token) -> tuple[str, str, list[str]]:
+    def flatten(self, inline: Token) -> tuple[str, str, Refs]:
         """See :func:`flatten_inline` (quote text: inline HTML kept)."""
         return flatten_inline(inline, html=True)
 
-    def locate_refs(self, inline: Token, labels: list[str], span: tuple[int, int]) -> list[tuple[int, int]]:
-        """Line and column of each footnote reference, in order."""
+    def locate_refs(self, refs: Refs, span: tuple[int, int]) -> list[int]:
+        """Source offset of each footnote reference, in order."""
         out = []
         cursor = span[0]
-        for label in labels:
+        for _, label in refs:
             found = self.text.find(f"[^{label}]", cursor, span[1])
             if found == -1:
                 found = cursor
             else:
                 cursor = found + 1
-            out.append(_position(self.file, found))
+            out.append(found)
         return out
 
-    def record_inline(self, inline: Token, token_map, quotes_allowed: bool) -> list[str]:
+    def add_references(self, refs: Refs, span: tuple[int, int]) -> list[int]:
+        """Record each reference of a block; return their source offsets."""
+        offsets = self.locate_refs(refs, span)
+        for (_, label), offset in zip(refs, offsets, strict=True):
+            self.doc.references.append(Located(label, *_position(self.file, offset)))
+        return offsets
+
+    def record_inline(self, inline: Token, token_map: list[int] | None, quotes_allowed: bool) -> Refs:
         """Collect refs, links, undefined refs and inline quotes of one inline token."""
         span = self.block_span(token_map)
-        plain, scan, labels = self.flatten(inline)
-        for label, (line, col) in zip(labels, self.locate_refs(inline, labels, span), strict=True):
-            self.doc.references.append(Located(label, line, col))
+        plain, scan, refs = self.flatten(inline)
+        self.add_references(refs, span)
         cursor = span[0]
         raw: list = []  # see undefined_refs
         for child in inline.children or []:
@@ -212,41 +279,53 @@ class _Builder:
                     cursor = offset + 2
                 line, col = _position(self.file, offset + 2 if offset >= 0 else span[0])
                 self.doc.links.append(Located(href, line, col))
-        if quotes_allowed and REF in scan:
-            self.inline_quotes(plain, scan, labels, span)
-        return labels
+        if quotes_allowed and refs:
+            self.inline_quotes(plain, scan, refs, span)
+        return refs
 
-    def inline_quotes(self, plain: str, scan: str, labels: list[str], span: tuple[int, int]) -> None:
-        """Find ``"..."`` quotes that cite a footnote (DESIGN §3)."""
-        ref_index = {i: n for n, i in enumerate(i for i, ch in enumerate(scan) if ch == REF)}
+    def inline_quotes(self, plain: str, scan: str, refs: Refs, span: tuple[int, int]) -> None:
+        """Find ``"..."`` quotes that cite a footnote (docs/citations.md, Quotes).
+
+        A quote cites the references inside its quotation marks, those right
+        after it (closing punctuation between allowed) and, when it has three
+        or more words, those that end its sentence.
+        """
+        at: dict[int, list[str]] = {}
+        for offset, label in refs:
+            at.setdefault(offset, []).append(label)
         # Sentence ends are found once per block and looked up by position:
         # a search from each quote made a paragraph of many quotes quadratic.
-        ends = [(e.start(), e.group() == REF) for e in _SENTENCE_END.finditer(scan)]
+        # A reference ends a sentence; so does closing punctuation followed
+        # by a space or the end, unless a reference follows it directly.
+        ends: list[tuple[int, int | None]] = [(offset, offset) for offset in at]
+        for e in _SENTENCE_END.finditer(scan):
+            stop = e.end()
+            if stop not in at and (stop == len(scan) or scan[stop].isspace()):
+                ends.append((e.start(), None))
+        ends.sort(key=lambda e: (e[0], e[1] is None))
         end_starts = [e[0] for e in ends]
+        ref_offsets = sorted(at)
         cursor = span[0]  # quotes are located in order, so a repeated one is found again
         for m in _QUOTE.finditer(scan):
             group = 1 if m.group(1) is not None else 2
             start, end = m.span(group)
             body = plain[start:end]
-            if REF in body:
-                continue
             cited: list[str] = []
-            after = _AFTER_QUOTE.match(scan, m.end())
-            if after:
-                first = after.start(1)
-                cited = [labels[ref_index[first + k]] for k in range(len(after.group(1)))]
-            elif len(_WORD.findall(body)) >= 3:
+            # References inside the quotation marks (``"...silently.[^a]"``).
+            for offset in ref_offsets[bisect_left(ref_offsets, start) : bisect_right(ref_offsets, end)]:
+                cited.extend(at[offset])
+            after = _CLOSING.match(scan, m.end()).end()
+            if after in at:
+                cited.extend(at[after])
+            elif not cited and len(_WORD.findall(body)) >= 3:
                 n = bisect_left(end_starts, m.end())
-                if n < len(ends) and ends[n][1]:
-                    k = ends[n][0]
-                    while k < len(scan) and scan[k] == REF:
-                        cited.append(labels[ref_index[k]])
-                        k += 1
-            if cited:
+                if n < len(ends) and ends[n][1] is not None:
+                    cited.extend(at[ends[n][0]])
+            if cited and body.strip():
                 offset = self.locate_quote(body, (cursor, span[1]))
                 cursor = offset + 1 if offset >= 0 else cursor
                 line, col = _position(self.file, offset if offset >= 0 else span[0])
-                self.doc.quotes.append(Quote(body, cited, line, col, False))
+                self.doc.quotes.append(Quote(body, list(dict.fromkeys(cited)), line, col, False))
 
     def locate_quote(self, body: str, span: tuple[int, int]) -> int:
         """Offset of the quote mark opening ``body`` in ``span``, or -1."""
@@ -262,6 +341,7 @@ class _Builder:
         i = 0
         footnote: FootnoteDef | None = None
         last_map = None
+        lead_in: list[str] = []
         while i < len(tokens):
             tok = tokens[i]
             if tok.map:
@@ -273,7 +353,8 @@ class _Builder:
             elif tok.type == "footnote_reference_close":
                 footnote = None
             elif tok.type == "blockquote_open":
-                i = self.blockquote(tokens, i)
+                i = self.blockquote(tokens, i, lead_in)
+                lead_in = []
                 continue
             elif tok.type == "fence":
                 self.fence(tok)
@@ -282,22 +363,47 @@ class _Builder:
             elif tok.type in ("html_block", "html_inline"):
                 self.doc.slugs.update(_HTML_ID.findall(tok.content))
             elif tok.type == "inline":
-                self.record_inline(tok, tok.map or last_map, quotes_allowed=footnote is None)
+                refs = self.record_inline(tok, tok.map or last_map, quotes_allowed=footnote is None)
                 for child in tok.children or []:
                     if child.type == "html_inline":
                         self.doc.slugs.update(_HTML_ID.findall(child.content))
+                lead_in = self.lead_in(tokens, i, refs) if footnote is None else []
+                if lead_in:
+                    i += 2  # the paragraph's close; the blockquote comes next
+                    continue
             i += 1
+
+    def lead_in(self, tokens: list[Token], i: int, refs: Refs) -> list[str]:
+        """Labels of a lead-in paragraph that introduces the blockquote right after it.
+
+        ``From the slides[^x]:`` (or ``From the slides:[^x]``) followed
+        directly by a blockquote cites ``x`` for that blockquote
+        (docs/citations.md, Quotes).
+        """
+        if not refs or i < 1 or tokens[i - 1].type != "paragraph_open":
+            return []
+        if i + 2 >= len(tokens) or tokens[i + 1].type != "paragraph_close" or tokens[i + 2].type != "blockquote_open":
+            return []
+        plain = flatten_inline(tokens[i])[0]
+        text = plain.rstrip()
+        if not text.endswith(":"):
+            return []
+        return [label for offset, label in refs if offset >= len(text) - 1]
 
     def front_matter(self, tok: Token) -> None:
         self.doc.front_matter_line = 1
-        try:
-            data = load_yaml(tok.content) if tok.content.strip() else {}
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f"line {mark.line + 2}" if mark is not None else "front matter"
-            problem = getattr(exc, "problem", None) or "cannot parse"
-            raise InputError(f"{self.doc.path}: invalid YAML front matter at {where}: {problem}") from None
+        loaded = parse_yaml(tok.content) if tok.content.strip() else None
+        if loaded is None:
+            self.doc.front_matter = {}
+            return
+        if loaded.error is not None:
+            line = loaded.error_line + 2 if loaded.error_line is not None else 1
+            self.doc.front_matter_error = Located(loaded.error, line, 1)
+            return
+        data = loaded.data
         self.doc.front_matter = data if isinstance(data, dict) else {"__invalid__": data}
+        for key, line, first in loaded.duplicates:
+            self.doc.front_matter_duplicates.append(Located(f"{key} (first at line {first + 2})", line + 2, 1))
 
     def definition(self, tok: Token) -> FootnoteDef:
         start, end = self.block_span(tok.map)
@@ -310,12 +416,20 @@ class _Builder:
         self.doc.definitions.append(definition)
         return definition
 
-    def blockquote(self, tokens: list[Token], i: int) -> int:
+    def content_position(self, token_map: list[int] | None) -> tuple[int, int]:
+        """Line and column of a block's first character after its ``>`` markers."""
+        start, _ = self.block_span(token_map)
+        line, _ = _position(self.file, start)
+        text = self.file.line(line)
+        m = re.match(r"[ \t>]*", text)
+        return line, (m.end() if m else 0) + 1
+
+    def blockquote(self, tokens: list[Token], i: int, lead_in: list[str]) -> int:
         """Handle a whole blockquote; return the index after its close."""
         open_tok = tokens[i]
         depth = 0
-        parts: list[str] = []
-        labels: list[str] = []
+        paragraphs: list[_Paragraph] = []
+        hidden: list[Located] = []  # HTML and code blocks: shown to readers, never verified
         j = i
         while j < len(tokens):
             tok = tokens[j]
@@ -328,24 +442,73 @@ class _Builder:
             elif tok.type == "inline":
                 plain, _, refs = self.flatten(tok)
                 span = self.block_span(tok.map)
-                for label, (line, col) in zip(refs, self.locate_refs(tok, refs, span), strict=True):
-                    self.doc.references.append(Located(label, line, col))
-                labels.extend(refs)
-                parts.append(plain)
+                offsets = self.add_references(refs, span)
+                start = span[0] + len(re.match(r"[ \t>]*", self.text[span[0] : span[1]]).group())
+                paragraphs.append(_Paragraph(plain, refs, offsets, start))
                 self.record_links_only(tok)
-            elif tok.type == "fence":
-                self.fence(tok)
+            elif tok.type in ("fence", "code_block"):
+                if tok.type == "fence":
+                    self.fence(tok)
+                if tok.content.strip():
+                    hidden.append(Located("code block", *self.content_position(tok.map)))
+            elif tok.type == "html_block":
+                self.doc.slugs.update(_HTML_ID.findall(tok.content))
+                if _COMMENTS.sub("", tok.content).strip():  # a comment alone is never shown
+                    hidden.append(Located("HTML block", *self.content_position(tok.map)))
             j += 1
         start, _ = self.block_span(open_tok.map)
         line, col = _position(self.file, start)
         gt = self.file.line(line).find(">")
         col = gt + 1 if gt >= 0 else col
-        text = " ".join(p.replace(REF, "") for p in parts)
-        if labels:
-            self.doc.quotes.append(Quote(text, list(dict.fromkeys(labels)), line, col, True))
-        elif parts and not _ALERT.match(parts[0]):
-            self.doc.unsourced.append(Located(text, line, col))
+        text = " ".join(p.plain for p in paragraphs)
+        labels = [label for p in paragraphs for _, label in p.refs]
+        if labels or lead_in:
+            self.doc.quotes.extend(self.pieces(paragraphs, lead_in, line, col))
+            self.doc.unverifiable.extend(hidden)
+        elif (paragraphs or hidden) and not (paragraphs and _ALERT.match(paragraphs[0].plain)):
+            shown = text if text.strip() else hidden[0].value
+            self.doc.unsourced.append(Located(shown, line, col))
         return j + 1
+
+    def pieces(self, paragraphs: list[_Paragraph], lead_in: list[str], line: int, col: int) -> list[Quote]:
+        """The quotes a sourced blockquote holds (docs/citations.md, Quotes).
+
+        When every reference in it names the same footnotes, the blockquote
+        is one quote. When they differ, it is cut after each group of
+        references, and each piece is checked against the footnotes that end
+        it; text after the last reference belongs to the piece before it.
+        A lead-in's footnotes stand for a blockquote without references.
+        """
+        texts: list[str] = []
+        found: list[tuple[list[str], tuple[int, int]]] = []  # per piece: labels, where the next one starts
+        current: list[str] = []
+        for p in paragraphs:
+            position = 0
+            for first, last in ref_groups(p.plain, p.refs):
+                current.append(p.plain[position : p.refs[first][0]])
+                texts.append(" ".join(t for t in current if t.strip()))
+                current = []
+                label_end = p.ref_offsets[last] + len(p.refs[last][1]) + 3  # past ``[^label]``
+                found.append(([label for _, label in p.refs[first : last + 1]], _position(self.file, label_end)))
+                position = p.refs[last][0]
+            current.append(p.plain[position:])
+        tail = " ".join(t for t in current if t.strip())
+        label_sets = {tuple(dict.fromkeys(labels)) for labels, _ in found}
+        if len(label_sets) <= 1:
+            labels = list(dict.fromkeys(label for group, _ in found for label in group)) or lead_in
+            text = " ".join(p.plain for p in paragraphs)
+            return [Quote(text, labels, line, col, True)]
+        quotes: list[Quote] = []
+        where = (line, col)
+        for text, (labels, after) in zip(texts, found, strict=True):
+            if not text.strip() and quotes:
+                quotes[-1].labels = list(dict.fromkeys(quotes[-1].labels + labels))
+            else:
+                quotes.append(Quote(text.strip(), list(dict.fromkeys(labels)), *where, True))
+            where = after
+        if tail.strip():
+            quotes[-1].text = f"{quotes[-1].text} {tail.strip()}"
+        return quotes
 
     def undefined_refs(self, content: str, span: tuple[int, int], raw: list) -> None:
         """Record each ``[^id]`` left as text in ``content`` (no definition matched).
@@ -391,13 +554,18 @@ def parse_document(path: Path, rel: str, file: TextFile, is_cache) -> Document:
     """Parse ``file`` into a :class:`Document`.
 
     ``is_cache(link_text, target)`` tells cache links from other links.
-    Raises :class:`InputError` for invalid YAML front matter.
+    Front matter that cannot be read is recorded in
+    :attr:`Document.front_matter_error`, never raised.
     """
     doc = Document(path, rel, file)
     # markdown-it turns a lone \r into a line break; GitHub and our line
     # index count only \n, so blank lone carriage returns out first.
     text = file.text.replace("\r\n", "\n").replace("\r", " ") if "\r" in file.text else file.text
-    _Builder(doc, is_cache).build(parser().parse(text))
+    env: dict = {}
+    _Builder(doc, is_cache).build(parser().parse(text, env))
+    if TOO_DEEP in env:
+        line = env[TOO_DEEP] + 1
+        doc.too_deep.append(Located(str(parser().options.maxNesting), line, 1))
     return doc
 
 

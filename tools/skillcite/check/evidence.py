@@ -17,14 +17,116 @@ REQUIRED_KEYS = ("source", "title", "author", "retrieved", "kind", "license", "s
 KINDS = ("excerpt", "transcript", "notes")
 _SHA = re.compile(r"[0-9a-f]{64}")
 _FENCE = re.compile(r"---[ \t]*\r?")
+_TOP_KEY = re.compile(r"([A-Za-z_][\w-]*)[ \t]*:")
 
 
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+MAX_YAML_DEPTH = 64  # deeper front matter is refused: libyaml's C composer recurses per level
+_NESTING_MARKS = "[{-?:"  # every level of YAML nesting needs one of these characters
+LOCK_EXEMPT_KEYS = ("sha256", "checked", "upstream_sha256")  # the lock itself, and refresh's old records
 
 
-def load_yaml(text: str):
-    """Safe YAML load, with libyaml's C loader when present (much faster)."""
-    return yaml.load(text, Loader=_LOADER)  # noqa: S506 - a safe loader
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """The safe loader (libyaml's C parser when present), noting duplicate keys.
+
+    PyYAML silently keeps the last of two equal keys, so ``kind: notes`` then
+    ``kind: excerpt`` would read as an excerpt; each repeat is recorded in
+    :attr:`duplicates` as ``(key, line, first_line)`` (0-based lines of the
+    YAML text). Timestamps that are not real dates or times (``2026-02-30``,
+    ``T25:00``) are YAML errors at their line, never a ``ValueError``.
+    """
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.duplicates: list[tuple[str, int, int]] = []
+
+    def construct_mapping(self, node, deep=False):  # type: ignore[no-untyped-def]
+        seen: dict[object, int] = {}
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node)
+            try:
+                if key in seen:
+                    self.duplicates.append((str(key), key_node.start_mark.line, seen[key]))
+                else:
+                    seen[key] = key_node.start_mark.line
+            except TypeError:  # an unhashable key: the base class reports it
+                continue
+        return super().construct_mapping(node, deep)
+
+    def construct_yaml_timestamp(self, node):  # type: ignore[no-untyped-def]
+        try:
+            return super().construct_yaml_timestamp(node)
+        except (ValueError, OverflowError) as exc:
+            raise yaml.constructor.ConstructorError(None, None, f"{node.value!r} is not a valid date or time ({exc})", node.start_mark) from None
+
+
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _Loader.construct_yaml_timestamp)
+
+
+@dataclass(slots=True)
+class YamlResult:
+    """A loaded YAML text: its data, or why it could not be read, and its repeated keys."""
+
+    data: object = None
+    error: str | None = None
+    error_line: int | None = None  # 0-based line of the YAML text, when known
+    duplicates: list[tuple[str, int, int]] = field(default_factory=list)
+
+
+def _depth_problem(text: str) -> YamlResult | None:
+    """A :class:`YamlResult` error when ``text`` nests deeper than :data:`MAX_YAML_DEPTH`.
+
+    Counting nesting characters bounds the depth cheaply; only text with
+    many of them is walked event by event (libyaml's parser keeps its own
+    stack, so the walk cannot overflow the C stack as composing would).
+    """
+    if sum(text.count(ch) for ch in _NESTING_MARKS) < MAX_YAML_DEPTH:
+        return None
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=_Loader):
+            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                depth += 1
+                if depth > MAX_YAML_DEPTH:
+                    line = event.start_mark.line if event.start_mark else None
+                    return YamlResult(error=f"nesting deeper than {MAX_YAML_DEPTH} levels", error_line=line)
+            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                depth -= 1
+    except yaml.YAMLError:
+        return None  # the load below reports it, with its line
+    return None
+
+
+def parse_yaml(text: str) -> YamlResult:
+    """Safely load YAML text; every problem is returned, never raised.
+
+    Problems: invalid YAML, a date or time out of range, nesting deeper than
+    :data:`MAX_YAML_DEPTH`. Duplicate keys are listed in the result.
+    """
+    problem = _depth_problem(text)
+    if problem is not None:
+        return problem
+    loader = _Loader(text)
+    try:
+        data = loader.get_single_data()
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        return YamlResult(error=reason, error_line=mark.line if mark is not None else None)
+    except RecursionError:  # the pure-Python loader, without libyaml
+        return YamlResult(error=f"nesting deeper than {MAX_YAML_DEPTH} levels")
+    finally:
+        loader.dispose()
+    return YamlResult(data, duplicates=loader.duplicates)
+
+
+def load_yaml(text: str):  # type: ignore[no-untyped-def]
+    """Safe YAML load (see :func:`parse_yaml`); raises :class:`yaml.YAMLError` on a problem."""
+    result = parse_yaml(text)
+    if result.error is not None:
+        raise yaml.YAMLError(result.error)
+    return result.data
 
 
 @dataclass(slots=True)
@@ -35,6 +137,8 @@ class FrontMatter:
     end_line: int  # last line of the block (the closing ``---``); 0 if none
     body_offset: int  # character offset where the body starts
     error: str | None = None
+    error_line: int = 1  # file line of the problem
+    duplicates: list[tuple[str, int, int]] = field(default_factory=list)  # (key, line, first line), file lines
 
 
 def split_front_matter(tf: TextFile) -> FrontMatter:
@@ -46,22 +150,48 @@ def split_front_matter(tf: TextFile) -> FrontMatter:
             start = tf.line_starts[1] if len(tf.line_starts) > 1 else len(tf.text)
             block = tf.text[start : tf.line_starts[number - 1]]
             body = tf.line_starts[number] if number < len(tf.line_starts) else len(tf.text)
-            try:
-                data = load_yaml(block) if block.strip() else {}
-            except yaml.YAMLError as exc:
-                mark = getattr(exc, "problem_mark", None)
-                where = f" (line {mark.line + 2})" if mark is not None else ""
-                problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-                return FrontMatter(None, number, body, f"invalid YAML{where}: {problem}")
-            if not isinstance(data, dict):
+            result = parse_yaml(block) if block.strip() else YamlResult({})
+            if result.error is not None:
+                line = result.error_line + 2 if result.error_line is not None else 1
+                where = f" (line {line})" if result.error_line is not None else ""
+                return FrontMatter(None, number, body, f"invalid YAML{where}: {result.error}", line)
+            if not isinstance(result.data, dict):
                 return FrontMatter(None, number, body, "front matter is not a mapping")
-            return FrontMatter(data, number, body)
+            duplicates = [(key, line + 2, first + 2) for key, line, first in result.duplicates]
+            return FrontMatter(result.data, number, body, duplicates=duplicates)
     return FrontMatter(None, 0, 0, "front matter has no closing ---")
 
 
 def body_sha256(text: str, body_offset: int) -> str:
-    """Hex SHA-256 of the UTF-8 bytes of the body below the front matter."""
+    """Hex SHA-256 of the UTF-8 bytes of the body below the front matter (the lock before 0.2)."""
     return hashlib.sha256(text[body_offset:].encode("utf-8")).hexdigest()
+
+
+def lock_sha256(tf: TextFile, fm: FrontMatter) -> str:
+    """The lock: hex SHA-256 of the whole file but its lock lines (docs/citations.md).
+
+    The UTF-8 text, BOM excluded, with the front matter's ``sha256`` key
+    removed (and ``checked``/``upstream_sha256``, which ``refresh --write``
+    once kept there), each with its continuation lines. Front matter and
+    body are both covered: a reader trusts ``kind``, ``source`` and the
+    rest as much as the text.
+    """
+    if not fm.end_line:
+        return body_sha256(tf.text, fm.body_offset)
+    kept = [tf.text[: tf.line_starts[1] if len(tf.line_starts) > 1 else len(tf.text)]]
+    skipping = False
+    for number in range(2, fm.end_line):
+        start, end = tf.line_span(number, number)
+        line = tf.text[start:end]
+        m = _TOP_KEY.match(line)
+        if m:
+            skipping = m.group(1) in LOCK_EXEMPT_KEYS
+        elif line[:1] not in (" ", "\t", "\r", "\n", ""):
+            skipping = False  # a comment or odd line at column 0 ends a key's value
+        if not skipping:
+            kept.append(line)
+    kept.append(tf.text[tf.line_starts[fm.end_line - 1] :])
+    return hashlib.sha256("".join(kept).encode("utf-8")).hexdigest()
 
 
 @dataclass(slots=True)
@@ -98,22 +228,37 @@ class Evidence:
         """Number of physical lines in the file."""
         return self.file.line_count if self.file else 0
 
+    def matchable_text(self) -> str:
+        """The file's text with its front matter blanked out, offsets and lines kept.
+
+        Front matter is provenance, not the author's words: a quote must
+        never be found in a ``note:`` or ``via:`` value. Each of its
+        characters but line breaks becomes a space, so offsets and line
+        numbers still agree with the file.
+        """
+        assert self.file is not None
+        end = self.front.body_offset if self.front is not None and self.front.end_line else 0
+        if not end:
+            return self.file.text
+        head = self.file.text[:end]
+        return "".join(ch if ch in "\r\n" else " " for ch in head) + self.file.text[end:]
+
     def whole(self) -> Normalized:
-        """The whole file normalized (computed once, on demand)."""
+        """The body normalized, front matter blanked (computed once, on demand)."""
         if self._whole is None:
-            assert self.file is not None
+            text = self.matchable_text()
             if self.use_cache:
                 from . import cache
 
-                name = cache.key("norm", self.file.text)
+                name = cache.key("norm-body", text)
                 found = cache.load(name)
                 if isinstance(found, Normalized):
                     self._whole = found
                 else:
-                    self._whole = normalize(self.file.text)
+                    self._whole = normalize(text)
                     cache.store(name, self._whole)
             else:
-                self._whole = normalize(self.file.text)
+                self._whole = normalize(text)
         return self._whole
 
     def norm_span(self, first: int, last: int) -> tuple[int, int]:
@@ -135,12 +280,14 @@ class Evidence:
             return []
         fm = self.front
         if fm.error:
-            return [("SC402", 1, fm.error)]
+            return [("SC402", fm.error_line, fm.error)]
         if fm.data is None:
             return [("SC401", 1, "no YAML front matter (--- block with source, title, ...)")]
         out: list[tuple[str, int, str]] = []
         data = fm.data
         line_of = _key_lines(self.file, fm.end_line)
+        for key, line, first in fm.duplicates:
+            out.append(("SC402", line, f"key {key!r} is given twice (first at line {first}); YAML would keep only this one"))
         missing = [k for k in REQUIRED_KEYS if data.get(k) in (None, "")]
         if missing:
             out.append(("SC402", 1, "front matter lacks " + ", ".join(missing)))
@@ -155,18 +302,21 @@ class Evidence:
             out.append(("SC402", line_of.get("source", 1), f"source {source!r} is not an http(s) URL"))
         sha = data.get("sha256")
         if sha not in (None, ""):
-            actual = self.body_digest
+            actual = self.lock_digest
+            where = line_of.get("sha256", 1)
             if not isinstance(sha, str) or not _SHA.fullmatch(sha):
-                out.append(("SC403", line_of.get("sha256", 1), f"sha256 {sha!r} is not a lock; run: skillcite lock {self.rel}"))
+                out.append(("SC403", where, f"sha256 {sha!r} is not a lock; run: skillcite lock {self.rel}"))
+            elif sha == body_sha256(self.file.text, fm.body_offset) and sha != actual:
+                out.append(("SC403", where, f"locked by an older skillcite that covered only the body; review the front matter, then run: skillcite lock {self.rel}"))
             elif sha != actual:
-                out.append(("SC403", line_of.get("sha256", 1), f"body changed since its lock (sha256 {actual[:12]}..., locked {sha[:12]}...); review, then run: skillcite lock {self.rel}"))
+                out.append(("SC403", where, f"file changed since its lock (sha256 {actual[:12]}..., locked {sha[:12]}...); review, then run: skillcite lock {self.rel}"))
         return out
 
     @property
-    def body_digest(self) -> str:
-        """SHA-256 of the current body."""
+    def lock_digest(self) -> str:
+        """The lock the file has now (:func:`lock_sha256`)."""
         assert self.file is not None and self.front is not None
-        return body_sha256(self.file.text, self.front.body_offset)
+        return lock_sha256(self.file, self.front)
 
 
 def _is_date(value: object) -> bool:

@@ -23,6 +23,8 @@ def check_skill(doc: Document, max_lines: int, max_tokens: int, at_root: bool = 
     """
     out: list[tuple[str, int, int, str]] = []
     fm = doc.front_matter
+    if doc.front_matter_error is not None:
+        return _budget(doc, max_lines, max_tokens)  # SC003 says why it cannot be read
     if fm is None or "__invalid__" in fm:
         out.append(("SC501", 1, 1, "SKILL.md needs YAML front matter with name and description"))
         return out + _budget(doc, max_lines, max_tokens)

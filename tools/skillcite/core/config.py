@@ -72,9 +72,40 @@ class Config:
         """True when ``rel`` matches an include glob."""
         return any(glob_match(rel, g) for g in self.include)
 
+    def is_document(self, rel: str) -> bool:
+        """True when ``rel`` is a Markdown document to check.
+
+        Files named ``.md``, ``.MD``, ``.markdown`` or ``.mdx`` (any case) are
+        Markdown: each is matched against the globs both as named and as if it
+        ended in ``.md``, so ``**/*.md`` takes ``NOTES.MD`` too and an
+        exclusion of ``notes.md`` leaves out ``notes.markdown`` as well.
+        """
+        names = [rel]
+        alias = markdown_alias(rel)
+        if alias is not None:
+            names.append(alias)
+        return any(self.is_included(n) for n in names) and not any(self.is_excluded(n) for n in names)
+
     def is_content(self, rel: str) -> bool:
         """True when ``rel`` is held to the quote rules."""
         return any(glob_match(rel, g) for g in self.content)
+
+
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
+
+
+def is_markdown_name(name: str) -> bool:
+    """True for a file name with a Markdown suffix, in any case (``a.md``, ``B.MD``, ``c.markdown``, ``d.mdx``)."""
+    return name.lower().endswith(MARKDOWN_SUFFIXES)
+
+
+def markdown_alias(rel: str) -> str | None:
+    """``rel`` with its Markdown suffix spelled ``.md``; None when it has none."""
+    lower = rel.lower()
+    for suffix in MARKDOWN_SUFFIXES:
+        if lower.endswith(suffix):
+            return rel[: len(rel) - len(suffix)] + ".md"
+    return None
 
 
 def glob_match(rel: str, pattern: str) -> bool:

@@ -31,6 +31,8 @@ _E, _W = Severity.ERROR, Severity.WARNING
 _ALL = [
         # Markdown structure
         Code("SC001", _E, "unclosed code fence"),
+        Code("SC002", _E, "Markdown nested too deep to parse"),
+        Code("SC003", _E, "document front matter cannot be read or repeats a key"),
         # Footnotes
         Code("SC101", _E, "footnote reference without a definition"),
         Code("SC102", _W, "footnote defined but never referenced"),
@@ -52,10 +54,11 @@ _ALL = [
         Code("SC304", _E, "blockquote without a source"),
         Code("SC305", _E, "quote cites a footnote that has no cache link"),
         Code("SC306", _E, "quote from an evidence file of kind notes"),
+        Code("SC307", _E, "quote holds text that cannot be verified"),
         # Evidence files
         Code("SC401", _E, "evidence file has no front matter"),
         Code("SC402", _E, "evidence front matter is invalid"),
-        Code("SC403", _E, "evidence body changed since its lock"),
+        Code("SC403", _E, "evidence file changed since its lock"),
         Code("SC404", _W, "evidence file cited by nothing"),
         # Agent Skills front matter and budgets
         Code("SC501", _E, "SKILL.md front matter missing or not a mapping"),

@@ -30,7 +30,7 @@ import click
 
 from ..check.checker import Checker
 from ..cli.app import CONTEXT, fail
-from ..core.config import Config, load_config, load_project
+from ..core.config import Config, is_markdown_name, load_config, load_project
 from ..check.document import local_target
 from ..check.evidence import split_front_matter
 from ..check.mdlinks import Edit, apply_edits, find_inline_links
@@ -198,7 +198,7 @@ def plan_install(root: Path, dest: Path) -> InstallPlan:
         placed = plan.place(rel)
         plan.sources[placed] = rel
         data = path.read_bytes()
-        if rel.endswith(".md") and not _is_under(rel, plan.evidence):
+        if is_markdown_name(rel) and not _is_under(rel, plan.evidence):
             queue.extend(_link_targets(checker, plan, rel))
             file = read_text(path)
             text, note = _rewrite(plan, rel, file)

@@ -29,7 +29,7 @@ from pathlib import Path
 from ..check.anchors import Anchor, CacheLink, Range
 from ..check.checker import Checker, QuoteOutcome, Report
 from ..core.config import Config, load_config
-from ..check.evidence import Evidence, body_sha256, split_front_matter
+from ..check.evidence import Evidence, body_sha256, lock_sha256, split_front_matter
 from ..check.matching import locate
 from ..core.textio import TextFile, atomic_write, line_starts, read_text
 
@@ -120,7 +120,8 @@ def locked_version(ev: Evidence) -> str | None:
             continue
         tf = TextFile(Path(rel), text, False, line_starts(text))
         fm = split_front_matter(tf)
-        if fm.end_line and body_sha256(text, fm.body_offset) == locked:
+        # A version locked before the lock covered the front matter holds its body's digest.
+        if fm.end_line and locked in (lock_sha256(tf, fm), body_sha256(text, fm.body_offset)):
             return text
     return None
 

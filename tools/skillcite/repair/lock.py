@@ -1,4 +1,4 @@
-"""``skillcite lock``: record the SHA-256 of each evidence body in its front matter."""
+"""``skillcite lock``: record the SHA-256 of each evidence file (front matter and body) in its front matter."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..check.evidence import body_sha256, split_front_matter
+from ..check.evidence import lock_sha256, split_front_matter
 from ..core.textio import BOM, InputError, atomic_write, read_text
 
 _SHA_LINE = re.compile(r"^sha256:[^\r\n]*", re.MULTILINE)
@@ -33,7 +33,7 @@ def relock_text(text: str) -> tuple[str, str, bool]:
     fm = split_front_matter(tf)
     if fm.end_line == 0:
         raise InputError("no YAML front matter to hold the lock")
-    digest = body_sha256(text, fm.body_offset)
+    digest = lock_sha256(tf, fm)  # the sha256 line itself is not covered, so writing it keeps the lock
     head_end = tf.line_starts[fm.end_line - 1]
     head = text[:head_end]
     m = _SHA_LINE.search(head)
