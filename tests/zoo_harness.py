@@ -12,6 +12,7 @@ import contextlib
 import functools
 import importlib.util
 import io
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -157,6 +158,47 @@ def _torch_warnings(s: Setup) -> bool:
     return bool(diagnostic("torch_warnings")(steps_then_evaluate)["torch"])
 
 
+def _preprocessing_leak_check(s: Setup) -> bool:
+    # only programs that expose their raw data and preprocessing (load_raw, prepare, heldout_rows) can be probed
+    if not hasattr(s.prog, "prepare"):
+        return False
+    raw = s.prog.load_raw()
+    n_rows = len(raw[0]) if isinstance(raw, tuple) else len(raw)
+
+    def pipeline(r):
+        x_train, y_train, x_val, y_val = s.prog.prepare(r)
+        return (x_train, y_train), (x_val, y_val)
+
+    report = diagnostic("preprocessing_leak_check")(pipeline, raw, s.prog.heldout_rows(n_rows))
+    assert report["heldout_changed"], "the perturbation must reach the held-out side, or the check saw nothing"
+    return report["flag"] is not None
+
+
+def _eval_path_check(s: Setup) -> bool:
+    # its usage: the program's evaluate on one training batch; its own loop on that batch as train_fn
+    def train_fn(model):
+        s.prog.train(model, s.prog.make_optimizer(model), s.xb, s.yb)
+
+    return diagnostic("eval_path_check")(s.model, s.prog.evaluate, s.xb, s.yb, train_fn=train_fn)["flag"] is not None
+
+
+def _activation_stats_logger(s: Setup) -> bool:
+    # attached during the program's own training, like UpdateRatioLogger
+    logger = diagnostic("ActivationStatsLogger")(s.model)
+    s.prog.train(s.model, s.prog.make_optimizer(s.model), s.x, s.y)
+    flags = logger.summary()
+    logger.close()
+    return bool(flags)
+
+
+def _module_absmax(s: Setup) -> bool:
+    # its usage: the batches before a failure, i.e. after the program's training, here the training batch
+    s.trained()
+    table = diagnostic("module_absmax")(s.model, [s.xb])
+    limit = float(torch.finfo(torch.float16).max) / 8
+    return any(math.isnan(v) or v > limit for row in table.values() for v in row)
+
+
 RUNNERS: dict[str, Callable[[Setup], bool]] = {
     "loss_at_init": _loss_at_init,
     "overfit_one_batch": _overfit_one_batch,
@@ -168,6 +210,10 @@ RUNNERS: dict[str, Callable[[Setup], bool]] = {
     "class_balance": _class_balance,
     "data_sanity": _data_sanity,
     "torch_warnings": _torch_warnings,
+    "preprocessing_leak_check": _preprocessing_leak_check,
+    "eval_path_check": _eval_path_check,
+    "ActivationStatsLogger": _activation_stats_logger,
+    "module_absmax": _module_absmax,
 }
 
 

@@ -20,13 +20,27 @@ def load_table(n=600, seed=0):
     return torch.cat([m, followup[:, None], label[:, None]], dim=1)
 
 
-def make_data():
+def load_raw():
+    """The raw table, one row per patient."""
+    return load_table()
+
+
+def heldout_rows(n=600):
+    """The raw rows prepare() holds out for validation."""
+    return torch.arange(int(0.8 * n), n)
+
+
+def prepare(table):
     """Feature matrix and labels from the table; returns x_train, y_train, x_val, y_val."""
-    table = load_table()
     x = table[:, [COLUMNS.index(c) for c in FEATURES]]
     y = table[:, COLUMNS.index("label")].long()
     n_train = int(0.8 * len(table))
     return x[:n_train], y[:n_train], x[n_train:], y[n_train:]
+
+
+def make_data():
+    """Feature matrix and labels from the table; returns x_train, y_train, x_val, y_val."""
+    return prepare(load_raw())
 
 
 def make_model():

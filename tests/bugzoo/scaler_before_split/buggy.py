@@ -18,17 +18,33 @@ class StandardScaler:
         return (x - self.mean) / self.std
 
 
-def make_data(n=600, d=8, seed=0):
-    """Regression on features with very different scales; returns x_train, y_train, x_val, y_val."""
+def load_raw(n=600, d=8, seed=0):
+    """Features in raw units with very different scales and a regression target: (x, y), rows first."""
     g = torch.Generator().manual_seed(seed)
     z = torch.randn(n, d, generator=g)
     x = z * torch.linspace(0.5, 50.0, d) + torch.linspace(-20.0, 20.0, d)  # raw units
     y = z @ torch.randn(d, 1, generator=g) + 0.1 * torch.randn(n, 1, generator=g)
+    return x, y
+
+
+def heldout_rows(n=600):
+    """The raw rows prepare() holds out for validation."""
+    return torch.arange(int(0.8 * n), n)
+
+
+def prepare(raw):
+    """Standardise the features and split; returns x_train, y_train, x_val, y_val."""
+    x, y = raw
     scaler = StandardScaler()
     scaler.fit(x)
-    n_train = int(0.8 * n)
+    n_train = int(0.8 * len(x))
     x_train, x_val = x[:n_train], x[n_train:]
     return scaler.transform(x_train), y[:n_train], scaler.transform(x_val), y[n_train:]
+
+
+def make_data():
+    """Regression on features with very different scales; returns x_train, y_train, x_val, y_val."""
+    return prepare(load_raw())
 
 
 def make_model():

@@ -19,17 +19,34 @@ class Standardizer:
         return (t - self.mean) / self.std
 
 
-def make_data(n=600, d=8, seed=0):
-    """Regression with a target in large raw units, trained on its standardised value."""
+def load_raw(n=600, d=8, seed=0):
+    """Features and a target in large raw units: (x, y), rows first."""
     g = torch.Generator().manual_seed(seed)
     x = torch.randn(n, d, generator=g)
     y = 50.0 + 10.0 * (x @ torch.randn(d, 1, generator=g)) + torch.randn(n, 1, generator=g)
-    n_train = int(0.8 * n)
-    split = random_split(range(n), [n_train, n - n_train], generator=g)
+    return x, y
+
+
+def heldout_rows(n=600):
+    """The raw rows prepare() holds out for validation (the same seeded split)."""
+    split = random_split(range(n), [int(0.8 * n), n - int(0.8 * n)], generator=torch.Generator().manual_seed(1))
+    return torch.tensor(split[1].indices)
+
+
+def prepare(raw):
+    """Standardise the target and split at random; returns x_train, y_train, x_val, y_val."""
+    x, y = raw
+    n = len(x)
+    split = random_split(range(n), [int(0.8 * n), n - int(0.8 * n)], generator=torch.Generator().manual_seed(1))
     train_rows, val_rows = (torch.tensor(s.indices) for s in split)
     y_scaler = Standardizer().fit(y[train_rows])
     y = y_scaler.transform(y)
     return x[train_rows], y[train_rows], x[val_rows], y[val_rows]
+
+
+def make_data():
+    """Regression with a target in large raw units, trained on its standardised value."""
+    return prepare(load_raw())
 
 
 def make_model():
