@@ -73,9 +73,10 @@ def test_json_format_follows_schema(pkg: Package) -> None:
 def test_github_format_has_annotations_and_full_summary(pkg: Package) -> None:
     pkg.replace("SKILL.md", "(notes.md)", "(gone.md)")
     lines = run("check", str(pkg.root), "--format", "github").output.splitlines()
-    assert lines[0].startswith("::error file=SKILL.md,line=11,col=41,title=SC601::SC601 link target")
-    assert lines[1].startswith("SKILL.md:11:41: SC601")
-    assert lines[-1].startswith("checked 3 files:")
+    assert lines == [  # each finding once, as an annotation (issue 13), then the summary
+        "::error file=SKILL.md,line=11,col=41,title=SC601::SC601 link target 'gone.md' does not exist",
+        "checked 3 files: 2 quotes verified against 1 sources, 1 error, 0 warnings",
+    ]
 
 
 def test_missing_root_exits_2(tmp_path: Path) -> None:

@@ -33,29 +33,36 @@ def render_text(report: Report, diagnostics: list[Diagnostic]) -> str:
     return "\n".join(lines)
 
 
-def _escape_data(value: str) -> str:
+def escape_data(value: str) -> str:
+    """A workflow command's message, escaped as GitHub's runner unescapes it.
+
+    ``%`` first, so the escapes that follow are not escaped again; a newline
+    or carriage return left in would end the command and let the rest of the
+    text run as a command of its own (``::stop-commands::``, ``::error``).
+    """
     return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
-def _escape_property(value: str) -> str:
-    return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
+def escape_property(value: str) -> str:
+    """A workflow command's property value: data escapes, plus ``:`` and ``,`` that separate properties."""
+    return escape_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
 def render_github(report: Report, diagnostics: list[Diagnostic]) -> str:
-    """GitHub workflow commands (``::error file=...``), then the plain list and summary.
+    """One GitHub workflow command per finding (``::error file=...``), then the summary.
 
-    GitHub shows only a few annotations per step, so the full list follows
-    as ordinary lines.
+    Every field that comes from the checked files (path, message) is
+    escaped, and nothing else is printed: a file name or a link fragment can
+    never start a line of its own in the log.
     """
     lines = []
     for d in diagnostics:
         level = "error" if d.severity is Severity.ERROR else "warning"
         lines.append(
-            f"::{level} file={_escape_property(d.path)},line={d.line},col={d.column},"
-            f"title={d.code}::{_escape_data(d.code + ' ' + d.message)}"
+            f"::{level} file={escape_property(d.path)},line={d.line},col={d.column},"
+            f"title={escape_property(d.code)}::{escape_data(d.code + ' ' + d.message)}"
         )
-    lines.extend(d.format() for d in diagnostics)
-    lines.append(summary(report, diagnostics))
+    lines.append(escape_data(summary(report, diagnostics)))
     return "\n".join(lines)
 
 

@@ -8,6 +8,9 @@ One :class:`Fetcher` serves a whole run. It
   times with exponential backoff, honouring ``Retry-After`` up to a cap;
 * streams bodies and aborts beyond a size cap (checked on decoded bytes, so
   a compressed bomb is caught too);
+* gives each response a total deadline, headers and body together: a
+  watchdog shuts the socket when it passes, so a server that sends one byte
+  just inside every read timeout cannot hold a run forever;
 * keeps a delay between requests to the same host, across threads;
 * sends conditional requests (``If-None-Match`` / ``If-Modified-Since``)
   from an on-disk cache and reuses the cached body on ``304``.
@@ -21,6 +24,7 @@ from __future__ import annotations
 import datetime as dt
 import email.utils
 import re
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -89,7 +93,7 @@ class FetchConfig:
     max_bytes: int = DEFAULT_MAX_BYTES
     host_delay: float = 1.0  # least gap between two requests to one host
     max_redirects: int = 10
-    total_timeout: float | None = None  # whole-response deadline; None: 6 x timeout
+    total_timeout: float | None = None  # whole-response deadline, headers and body; None: 6 x timeout
     cache_dir: Path | None = field(default_factory=default_cache_dir)  # None: no cache
     user_agent: str = field(default_factory=default_user_agent)
     sleep: Callable[[float], None] = time.sleep  # injectable so tests can record waits
@@ -175,7 +179,100 @@ class _Transient(Exception):
 
 
 class _Fatal(Exception):
-    """A failure retrying cannot fix (size cap, bad URL)."""
+    """A failure retrying cannot fix (size cap, bad URL, a server past the deadline)."""
+
+
+# The deadline of the response being fetched in this thread, if any; the
+# watched connections below report themselves to it.
+_watch = threading.local()
+
+
+class Deadline:
+    """A total time limit for one response, enforced from another thread.
+
+    Read timeouts apply to each socket read, so a server that sends a byte
+    every half second never trips them. When the deadline passes, the timer
+    thread shuts down the socket of the connection this thread registered:
+    the blocked read returns at once and the request fails.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.expired = False
+        self.connection: Any = None  # set by the connection when it sends the request
+        self._lock = threading.Lock()
+        self._done = False
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+
+    def __enter__(self) -> Deadline:
+        _watch.deadline = self
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:  # after this, the timer can no longer touch the connection
+            self._done = True
+        self._timer.cancel()
+        _watch.deadline = None
+
+    def _expire(self) -> None:
+        with self._lock:
+            if self._done:
+                return
+            self.expired = True
+            sock = getattr(self.connection, "sock", None)
+            if sock is not None:
+                try:
+                    # The plain socket's shutdown, also under TLS: it only
+                    # wakes the reader; closing is left to the reading thread.
+                    socket.socket.shutdown(sock, socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+
+def _watched_adapter() -> Any:
+    """A requests adapter whose connections register with the thread's :class:`Deadline`."""
+    from requests.adapters import HTTPAdapter
+    from urllib3.connection import HTTPConnection, HTTPSConnection
+    from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+    from urllib3.poolmanager import ProxyManager
+
+    def register(conn: Any) -> None:
+        deadline = getattr(_watch, "deadline", None)
+        if deadline is not None:
+            deadline.connection = conn
+
+    class WatchedHTTPConnection(HTTPConnection):
+        def request(self, *args: Any, **kwargs: Any) -> None:
+            register(self)
+            super().request(*args, **kwargs)
+
+    class WatchedHTTPSConnection(HTTPSConnection):
+        def request(self, *args: Any, **kwargs: Any) -> None:
+            register(self)
+            super().request(*args, **kwargs)
+
+    class WatchedHTTPPool(HTTPConnectionPool):
+        ConnectionCls = WatchedHTTPConnection
+
+    class WatchedHTTPSPool(HTTPSConnectionPool):
+        ConnectionCls = WatchedHTTPSConnection
+
+    pools = {"http": WatchedHTTPPool, "https": WatchedHTTPSPool}
+
+    class WatchedAdapter(HTTPAdapter):
+        def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+            super().init_poolmanager(*args, **kwargs)
+            self.poolmanager.pool_classes_by_scheme = pools
+
+        def proxy_manager_for(self, proxy: str, **kwargs: Any) -> Any:
+            manager = super().proxy_manager_for(proxy, **kwargs)
+            if type(manager) is ProxyManager:  # a SOCKS manager keeps its own pools
+                manager.pool_classes_by_scheme = pools
+            return manager
+
+    return WatchedAdapter(max_retries=0)  # retries are ours, with backoff and Retry-After
 
 
 @dataclass(slots=True)
@@ -200,12 +297,11 @@ class Fetcher:
         session = getattr(self._local, "session", None)
         if session is None:
             import requests
-            from requests.adapters import HTTPAdapter
 
             session = requests.Session()
             session.headers["User-Agent"] = self.config.user_agent
             session.headers["Accept"] = "text/html,application/xhtml+xml,text/plain;q=0.9,text/markdown;q=0.9,*/*;q=0.5"
-            adapter = HTTPAdapter(max_retries=0)  # retries are ours, with backoff and Retry-After
+            adapter = _watched_adapter()
             session.mount("http://", adapter)
             session.mount("https://", adapter)
             # Environment proxies and CA bundles still apply (trust_env), but
@@ -298,25 +394,38 @@ class Fetcher:
                 headers["If-None-Match"] = cached.etag
             if cached.last_modified:
                 headers["If-Modified-Since"] = cached.last_modified
-        with self.gate.slot(host):
-            started = time.monotonic()
+        with self.gate.slot(host), Deadline(self.deadline) as deadline:
             try:
                 resp = self._session().get(
                     url, headers=headers, timeout=(cfg.timeout, cfg.timeout), stream=True, allow_redirects=False
                 )
             except requests.Timeout as exc:
+                self._past(deadline, url)
                 raise _Transient(f"timed out ({cfg.timeout:g} s) fetching {url}") from exc
             except (requests.exceptions.InvalidURL, requests.exceptions.InvalidSchema, requests.exceptions.MissingSchema) as exc:
                 raise _Fatal(f"invalid URL {url}: {exc}") from exc
             except requests.RequestException as exc:
+                self._past(deadline, url)
                 raise _Transient(f"connection error ({host}): {_short(exc)}") from exc
             with resp:
                 answer = _Answer(resp.status_code, resp.reason or "", {k.lower(): v for k, v in resp.headers.items()}, b"")
                 if 200 <= resp.status_code < 300:
-                    answer.body = self._read_body(resp, url, started)
+                    answer.body = self._read_body(resp, url, deadline)
+            self._past(deadline, url)  # a body cut short by the watchdog may look complete
         return answer
 
-    def _read_body(self, resp: Any, url: str, started: float) -> bytes:
+    @property
+    def deadline(self) -> float:
+        """Seconds one response may take in total, headers and body."""
+        cfg = self.config
+        return cfg.total_timeout if cfg.total_timeout is not None else 6 * cfg.timeout
+
+    def _past(self, deadline: Deadline, url: str) -> None:
+        """Raise when the watchdog ended the response: retrying a server that slow would only wait again."""
+        if deadline.expired:
+            raise _Fatal(f"no complete response within the {deadline.seconds:g} s deadline from {url} (the server sends too slowly)")
+
+    def _read_body(self, resp: Any, url: str, deadline: Deadline) -> bytes:
         """Stream the body, aborting beyond the size cap or the total deadline."""
         import requests
 
@@ -324,7 +433,6 @@ class Fetcher:
         declared = resp.headers.get("Content-Length", "")
         if declared.isdigit() and int(declared) > cfg.max_bytes:
             raise _Fatal(f"body too large: Content-Length {int(declared):,} bytes exceeds the {cfg.max_bytes:,}-byte cap")
-        deadline = started + (cfg.total_timeout if cfg.total_timeout is not None else 6 * cfg.timeout)
         chunks: list[bytes] = []
         size = 0
         try:
@@ -332,10 +440,10 @@ class Fetcher:
                 size += len(chunk)
                 if size > cfg.max_bytes:
                     raise _Fatal(f"body too large: more than the {cfg.max_bytes:,}-byte cap")
-                if time.monotonic() > deadline:
-                    raise _Transient(f"timed out reading the body of {url}")
+                self._past(deadline, url)
                 chunks.append(chunk)
         except requests.RequestException as exc:
+            self._past(deadline, url)
             if "timed out" in str(exc).lower():
                 raise _Transient(f"timed out ({cfg.timeout:g} s) reading the body of {url}") from exc
             raise _Transient(f"connection error while reading the body: {_short(exc)}") from exc
