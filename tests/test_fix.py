@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,9 +13,26 @@ from click.testing import CliRunner
 from conftest import BODY, Package, evidence_text, line_of
 from skillcite.check import check
 from skillcite.cli.app import main
-from skillcite.repair.fix import plan_fixes, write
+from skillcite.repair.fix import ChangedOnDisk, plan_fixes, write
 
 SRC = "docs/evidence/src.md"
+
+
+GIT_ENV = {
+    "GIT_CONFIG_GLOBAL": "/dev/null",  # no signing, hooks or aliases from the user's configuration
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.org",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.org",
+}
+
+
+@pytest.fixture(autouse=True)
+def _hermetic_git(monkeypatch: pytest.MonkeyPatch) -> None:
+    """git behaves the same whatever the machine's global configuration says (fix runs git too)."""
+    for key, value in GIT_ENV.items():
+        monkeypatch.setenv(key, value)
 
 
 def git(root: Path, *args: str) -> None:
@@ -24,10 +42,19 @@ def git(root: Path, *args: str) -> None:
 def commit_all(root: Path) -> None:
     if not (root / ".git").exists():
         git(root, "init", "-q")
-        git(root, "config", "user.email", "t@example.org")
-        git(root, "config", "user.name", "t")
     git(root, "add", "-A")
     git(root, "commit", "-qm", "snapshot")
+
+
+def insert_at_top(pkg: Package, lines: str) -> None:
+    """Insert ``lines`` at the top of the evidence body (below the front matter)."""
+    text = pkg.read(SRC)
+    head, body = text.split("---\n", 2)[1:]
+    pkg.write(SRC, "---\n" + head + "---\n" + lines + body)
+
+
+def definition(pkg: Package, label: str = "src", rel: str = "SKILL.md") -> str:
+    return next(l for l in pkg.read(rel).splitlines() if l.startswith(f"[^{label}]:"))
 
 
 def add_paraphrase(pkg: Package) -> int:
@@ -80,7 +107,7 @@ def test_deleted_lines_inside_a_range_are_reported_not_guessed(pkg: Package) -> 
     before = pkg.read("SKILL.md")
     r = fix(pkg.root)
     assert r.exit_code == 1
-    assert "[^para] anchor" in r.output and "re-anchor by hand" in r.output
+    assert f"SKILL.md:16: [^para] anchor cheap L{cheap} covers lines of docs/evidence/src.md that were rewritten or deleted since its lock; re-anchor by hand" in r.output
     assert f"cheap L{cheap})" in pkg.read("SKILL.md")
     assert pkg.read("SKILL.md").count("\n") == before.count("\n")
 
@@ -149,15 +176,6 @@ def test_crash_between_temp_write_and_replace_keeps_original(pkg: Package, monke
     assert not [p for p in os.listdir(pkg.root) if p.endswith(".tmp")]
 
 
-def test_refuses_a_result_with_new_findings(pkg: Package) -> None:
-    bug = line_of(pkg.read(SRC), "Assume you")
-    pkg.replace("SKILL.md", f"bug L{bug}", f"bug L{bug + 3}")
-    plan = plan_fixes(pkg.root)
-    plan.refused = ["SKILL.md:1:1: SC207 invented"]
-    with pytest.raises(RuntimeError):
-        write(plan)
-
-
 def test_nothing_to_fix_exits_0(pkg: Package) -> None:
     r = fix(pkg.root)
     assert r.exit_code == 0 and "0 files changed" in r.output
@@ -182,4 +200,275 @@ def test_cache_link_without_anchors_gets_one(pkg: Package) -> None:
     ev = pkg.read(SRC)
     bug, silent = line_of(ev, "Assume you have a bug"), line_of(ev, "neural nets fail silently")
     assert f"([cache](docs/evidence/src.md): L{silent}+L{bug})" in pkg.read("SKILL.md")
+    assert codes(pkg.root) == []
+
+
+# -- issue 13 §1: carrying from git, identity, --diff, --select -----------------
+
+
+def test_lines_inserted_then_lock_then_fix_carries_from_head(pkg: Package) -> None:
+    # The reported sequence: lines inserted, `lock` (so the lock is current), `fix`.
+    # It used to append each moved quote's lines beside the stale anchors and
+    # left paraphrase anchors on blank lines.
+    cheap = add_paraphrase(pkg)
+    commit_all(pkg.root)
+    before = pkg.read(SRC)
+    silent, bug = line_of(before, "neural nets fail"), line_of(before, "Assume you")
+    insert_at_top(pkg, "Inserted one.\nInserted two.\n\n")
+    assert CliRunner().invoke(main, ["lock", "--root", str(pkg.root)]).exit_code == 0
+    r = fix(pkg.root)
+    assert r.exit_code == 0, r.output
+    assert "1 file changed (0 for moved quotes, 3 carried, 0 refused)" in r.output
+    assert definition(pkg) == f"[^src]: A. Author, \"A Post\" (2020) — https://example.org/post ([cache](docs/evidence/src.md): bug L{bug + 3}, silent L{silent + 3})"
+    assert definition(pkg, "para") == f"[^para]: A. ([cache](docs/evidence/src.md): cheap L{cheap + 3})"
+    assert codes(pkg.root) == []
+
+
+def test_second_fix_before_lock_changes_nothing(pkg: Package) -> None:
+    cheap = add_paraphrase(pkg)
+    commit_all(pkg.root)
+    insert_at_top(pkg, "New one.\nNew two.\n")
+    assert fix(pkg.root).exit_code == 0
+    once = pkg.read("SKILL.md")
+    assert f"cheap L{cheap + 2})" in once
+    r = fix(pkg.root)
+    assert r.exit_code == 0 and "0 files changed" in r.output
+    assert pkg.read("SKILL.md") == once  # it used to drift by the diff again on every run
+    assert fix(pkg.root, "--check").exit_code == 0
+
+
+def test_anchor_already_moved_by_hand_is_left_alone(pkg: Package) -> None:
+    cheap = add_paraphrase(pkg)
+    commit_all(pkg.root)
+    insert_at_top(pkg, "New one.\n")
+    pkg.replace("SKILL.md", f"cheap L{cheap})", f"cheap L{cheap + 1})")
+    r = fix(pkg.root)
+    assert r.exit_code == 0, r.output
+    assert f"cheap L{cheap + 1})" in pkg.read("SKILL.md")
+    assert "(0 for moved quotes, 2 carried, 0 refused)" in r.output
+
+
+def test_from_revision_carries_across_commits(pkg: Package) -> None:
+    cheap = add_paraphrase(pkg)
+    commit_all(pkg.root)
+    insert_at_top(pkg, "New one.\nNew two.\n")
+    assert CliRunner().invoke(main, ["lock", "--root", str(pkg.root)]).exit_code == 0
+    commit_all(pkg.root)  # evidence edit and lock committed, anchors not yet moved
+    before = pkg.read("SKILL.md")
+    r = fix(pkg.root, "--select", "SC403")
+    assert r.exit_code == 0 and pkg.read("SKILL.md") == before  # HEAD is today's text: nothing to carry
+    r = fix(pkg.root, "--from", "HEAD~1", "--select", "SC403")
+    assert r.exit_code == 0, r.output
+    assert "(0 for moved quotes, 3 carried, 0 refused)" in r.output
+    assert f"cheap L{cheap + 2})" in pkg.read("SKILL.md")
+    assert codes(pkg.root) == []
+
+
+def test_from_an_unknown_revision_is_a_usage_error(pkg: Package) -> None:
+    commit_all(pkg.root)
+    r = fix(pkg.root, "--from", "no-such-rev")
+    assert r.exit_code == 2
+    assert r.output == f"skillcite: error: --from no-such-rev: not a git revision of {pkg.root}\n"
+
+
+def test_uniform_offset_moves_every_anchor_without_git(pkg: Package) -> None:
+    # No history to diff against: both quotes moved down by 2, so the
+    # paraphrase anchor into the same file moves by 2 as well.
+    cheap = add_paraphrase(pkg)
+    insert_at_top(pkg, "New one.\nNew two.\n")
+    assert CliRunner().invoke(main, ["lock", "--root", str(pkg.root)]).exit_code == 0
+    r = fix(pkg.root)
+    assert r.exit_code == 0, r.output
+    ev = pkg.read(SRC)
+    assert f"bug L{line_of(ev, 'Assume you')}, silent L{line_of(ev, 'neural nets fail')})" in pkg.read("SKILL.md")
+    assert f"cheap L{cheap + 2})" in pkg.read("SKILL.md")
+    assert codes(pkg.root) == []
+
+
+def test_quotes_moved_by_different_offsets_are_followed_one_by_one(pkg: Package) -> None:
+    # Two lines above the first passage, one more above the second: no common
+    # offset, so the paraphrase anchor is not guessed, and with no history
+    # each quote's lines are added beside anchors fix cannot tell apart.
+    cheap = add_paraphrase(pkg)
+    old = pkg.read(SRC)
+    bug, silent = line_of(old, "Assume you"), line_of(old, "neural nets fail")
+    insert_at_top(pkg, "New one.\nNew two.\n")
+    pkg.replace(SRC, "[...]\n", "[...]\nAnother.\n")
+    assert CliRunner().invoke(main, ["lock", "--root", str(pkg.root)]).exit_code == 0
+    r = fix(pkg.root)
+    assert r.exit_code == 1
+    assert f"any of bug L{bug}, silent L{silent} may be the one it left" in r.output
+    assert definition(pkg).endswith(f"bug L{bug}, silent L{silent}, L{silent + 2}+L{bug + 3})")
+    assert f"cheap L{cheap})" in pkg.read("SKILL.md")
+
+
+def test_not_found_is_spelt_out(pkg: Package) -> None:
+    pkg.replace("SKILL.md", "> Assume you have a bug.", "> Completely different words here.")
+    r = fix(pkg.root)
+    assert r.exit_code == 1
+    assert "not fixed: SKILL.md:7: blockquote is not found in docs/evidence/src.md; fix the quote by hand" in r.output
+    assert "notfound" not in r.output
+
+
+def test_findings_are_compared_by_identity_not_message(pkg: Package) -> None:
+    # SKILL.md over its token budget (SC506, a warning) before and after: the
+    # token count in the message changes with the anchor text. Compared by
+    # message, the old fix called it a new finding and refused to write.
+    pkg.write("pyproject.toml", '[tool.skillcite]\nevidence = "docs/evidence"\nskill_max_tokens = 10\n')
+    bug = line_of(pkg.read(SRC), "Assume you")
+    pkg.replace("SKILL.md", f"bug L{bug}", f"bug L{bug + 3}")
+    assert sorted(codes(pkg.root)) == ["SC301", "SC506"]
+    r = fix(pkg.root)
+    assert r.exit_code == 0, r.output
+    assert f"bug L{bug}," in pkg.read("SKILL.md")
+    assert codes(pkg.root) == ["SC506"]
+
+
+# -- issue 14 §1.4: the safety net ------------------------------------------------
+
+NET_SKILL = """---
+name: pkg
+description: A test skill for the checker.
+---
+# Pkg
+
+As the post says, "Quoted sentence about a cheap assumption"[^src].
+
+[^src]: A. ([cache](docs/evidence/src.md): cheap L{start}-{end})
+"""
+NET_OLD = "Intro one.\nIntro two.\nAlpha sentence here.\nQuoted sentence about a cheap assumption.\nOmega sentence here.\nTail line.\n"
+NET_NEW = "Alpha sentence here.\nOmega sentence here.\nTail line.\nQuoted sentence about a cheap assumption.\nMore.\n"
+
+
+def _net_package(pkg: Package) -> tuple[int, int]:
+    """Evidence edited so that carrying [^src] alone would leave its quote outside.
+
+    The anchor covers Alpha..Omega with the quoted line between them. The
+    intro lines were deleted and the quoted line moved below Tail: Alpha and
+    Omega survive, so the diff carries the range, but the quote is no
+    longer inside it. The stale range happens to hold the quote today.
+    """
+    pkg.write(SRC, evidence_text(NET_OLD))
+    start, end = line_of(pkg.read(SRC), "Alpha"), line_of(pkg.read(SRC), "Omega")
+    pkg.write("SKILL.md", NET_SKILL.format(start=start, end=end))
+    commit_all(pkg.root)
+    pkg.write(SRC, evidence_text(NET_NEW))
+    assert codes(pkg.root) == []
+    return start, end
+
+
+def test_safety_net_refuses_a_carry_that_would_move_a_quote_and_writes_nothing(pkg: Package) -> None:
+    start, end = _net_package(pkg)
+    raw = (pkg.root / "SKILL.md").read_bytes()
+    ev = pkg.read(SRC)
+    new_start, new_end = line_of(ev, "Alpha"), line_of(ev, "Omega")
+    r = fix(pkg.root, "--select", "SC403")
+    assert r.exit_code == 1
+    assert (
+        f"refused: SKILL.md:9: [^src]: L{start}-{end} -> L{new_start}-{new_end}: would add "
+        f"SKILL.md:7:19: SC301 quote is at docs/evidence/src.md L{line_of(ev, 'Quoted')}, "
+        "outside the lines [^src] cites (run: skillcite fix)"
+    ) in r.output
+    assert "0 files changed (0 for moved quotes, 0 carried, 1 refused)" in r.output
+    assert (pkg.root / "SKILL.md").read_bytes() == raw
+
+
+def test_diff_shows_nothing_it_refuses_and_lists_the_refusal(pkg: Package) -> None:
+    start, end = _net_package(pkg)
+    raw = (pkg.root / "SKILL.md").read_bytes()
+    r = CliRunner().invoke(main, ["fix", str(pkg.root), "--diff", "--select", "SC403"])
+    assert r.exit_code == 1
+    assert r.stdout == ""
+    assert f"refused: SKILL.md:9: [^src]: L{start}-{end} -> " in r.stderr
+    assert (pkg.root / "SKILL.md").read_bytes() == raw
+
+
+def test_carry_and_follow_together_repair_what_carry_alone_would_break(pkg: Package) -> None:
+    _net_package(pkg)
+    r = fix(pkg.root)
+    assert r.exit_code == 0, r.output
+    quoted = line_of(pkg.read(SRC), "Quoted")
+    assert definition(pkg) == f"[^src]: A. ([cache](docs/evidence/src.md): cheap L{quoted})"
+    assert codes(pkg.root) == []
+
+
+def test_one_free_anchor_of_several_is_the_one_rewritten(pkg: Package) -> None:
+    # [^src] has two anchors; the other quote relies on `silent`, so only
+    # `bug` is free and it is rewritten in place (nothing appended).
+    bug = line_of(pkg.read(SRC), "Assume you")
+    pkg.replace("SKILL.md", f"bug L{bug}", f"bug L{bug + 1}")
+    r = fix(pkg.root)
+    assert r.exit_code == 0, r.output
+    silent = line_of(pkg.read(SRC), "neural nets fail")
+    assert definition(pkg).endswith(f"([cache](docs/evidence/src.md): bug L{bug}, silent L{silent})")
+
+
+def test_two_free_anchors_get_a_new_one_and_a_note_naming_both(pkg: Package) -> None:
+    # A paraphrase anchor in the same link is as free as the stale one: which
+    # one the quote left is a guess, so the lines are added and both named.
+    bug = line_of(pkg.read(SRC), "Assume you")
+    cheap = line_of(pkg.read(SRC), "It is a cheap")
+    pkg.replace("SKILL.md", f"bug L{bug}, ", f"bug L{bug + 3}, cheap L{cheap}, ")
+    r = fix(pkg.root)
+    assert r.exit_code == 1
+    assert f"any of bug L{bug + 3}, cheap L{cheap} may be the one it left" in r.output
+    assert f"bug L{bug + 3}, cheap L{cheap}, silent L{line_of(pkg.read(SRC), 'neural nets fail')}, L{bug})" in definition(pkg)
+
+
+def test_reversed_range_is_reported_not_carried(pkg: Package) -> None:
+    add_paraphrase(pkg)
+    cheap = line_of(pkg.read(SRC), "It is a cheap")
+    pkg.replace("SKILL.md", f"cheap L{cheap})", f"cheap L{cheap}-{cheap - 1})")
+    commit_all(pkg.root)
+    insert_at_top(pkg, "New one.\n")
+    r = fix(pkg.root)
+    assert f"not fixed: SKILL.md:16: [^para] anchor cheap L{cheap}-{cheap - 1} is reversed (SC206); re-anchor by hand" in r.output
+    assert f"cheap L{cheap}-{cheap - 1})" in pkg.read("SKILL.md")
+
+
+# -- issue 15 §3: symlinks, concurrent edits, temp files, empty lists --------------
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="symlinks")
+def test_symlinked_document_is_edited_once(pkg: Package) -> None:
+    bug = line_of(pkg.read(SRC), "Assume you")
+    pkg.replace("SKILL.md", f"bug L{bug}", f"bug L{bug + 3}")
+    os.symlink("SKILL.md", pkg.root / "AGENTS.md")
+    expected = pkg.read("SKILL.md").replace(f"bug L{bug + 3}", f"bug L{bug}")
+    r = fix(pkg.root)
+    assert r.exit_code == 0, r.output
+    assert "1 file changed" in r.output
+    assert pkg.read("SKILL.md") == expected
+    assert os.readlink(pkg.root / "AGENTS.md") == "SKILL.md"
+    assert codes(pkg.root) == []
+
+
+def test_edit_made_while_fix_runs_is_not_overwritten(pkg: Package) -> None:
+    bug = line_of(pkg.read(SRC), "Assume you")
+    pkg.replace("SKILL.md", f"bug L{bug}", f"bug L{bug + 3}")
+    plan = plan_fixes(pkg.root)
+    assert plan.changed == [(pkg.root / "SKILL.md").resolve()]
+    pkg.replace("SKILL.md", "# Pkg", "# Pkg, edited meanwhile")
+    edited = (pkg.root / "SKILL.md").read_bytes()
+    with pytest.raises(ChangedOnDisk, match="changed while fix ran"):
+        write(plan)
+    assert (pkg.root / "SKILL.md").read_bytes() == edited
+
+
+def test_temp_file_left_by_a_kill_is_removed_by_the_next_run(pkg: Package) -> None:
+    left = pkg.write(".SKILL.md.k1ll_3d0.tmp", "half a file")
+    other = pkg.write(".SKILL.md.notatemp.txt", "keep me")
+    r = fix(pkg.root)
+    assert r.exit_code == 0 and "0 files changed" in r.output
+    assert not left.exists() and other.exists()
+
+
+def test_empty_anchor_list_gets_a_parseable_anchor(pkg: Package) -> None:
+    line = definition(pkg)
+    pkg.replace("SKILL.md", line, line[: line.index("): ") + 1] + ": )")
+    assert set(codes(pkg.root)) == {"SC204", "SC301"}
+    assert fix(pkg.root).exit_code == 0
+    ev = pkg.read(SRC)
+    bug, silent = line_of(ev, "Assume you have a bug"), line_of(ev, "neural nets fail silently")
+    assert definition(pkg).endswith(f"([cache](docs/evidence/src.md): L{silent}+L{bug})")
     assert codes(pkg.root) == []

@@ -190,46 +190,59 @@ def stats(root: Path, fmt: str) -> None:
 
 @main.command(context_settings=CONTEXT)
 @click.argument("root", default=".", type=click.Path(path_type=Path))
-@click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff and write nothing.")
+@click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff of what would be written, and write nothing.")
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 if anything would change.")
-def fix(root: Path, show_diff: bool, check_only: bool) -> None:
-    """Rewrite line anchors of moved quotes (and anchors into re-edited evidence).
+@click.option("--from", "base", metavar="REV", help="Carry anchors from each evidence file as it was at this git revision.")
+@click.option("--select", metavar="CODES", help="Only make repairs for these codes or prefixes (SC403 carry, SC301 follow, SC209 add).")
+@click.option("--ignore", metavar="CODES", help="Make no repairs for these codes or prefixes.")
+def fix(root: Path, show_diff: bool, check_only: bool, base: str | None, select: str | None, ignore: str | None) -> None:
+    """Rewrite line anchors that drifted: carried through evidence edits, or to where moved quotes are.
 
     Only anchor text in footnote definitions changes; altered or missing
-    quotes are reported, never touched. The result is re-checked first and
-    refused if it would add any finding.
+    quotes are reported, never touched. The result is re-checked first; a
+    change that would add a finding is refused (listed with its reason) and
+    the rest is kept. Exit 1 when something was refused or left to do by hand.
 
     \b
     Examples:
       skillcite fix --diff
       skillcite fix
-      skillcite fix --check        # in CI: fail if anchors drifted
+      skillcite fix --from HEAD~3   # evidence edited over several commits
+      skillcite fix --check         # in CI: fail if anchors drifted
     """
-    from ..repair.fix import plan_fixes, write
+    from ..repair.fix import ChangedOnDisk, plan_fixes, remove_stale_temps, write
 
     try:
-        plan = plan_fixes(root)
+        selected, ignored = _codes(select), _codes(ignore)
+    except click.BadParameter as exc:
+        fail(exc.format_message())
+    try:
+        plan = plan_fixes(root, base=base, select=selected, ignore=ignored)
+    except ChangedOnDisk as exc:
+        fail(str(exc), 1)
     except InputError as exc:
         fail(str(exc))
     for note in plan.unresolved:
         click.echo(f"not fixed: {note}", err=True)
-    if plan.refused:
-        click.echo("refusing to write: the result would add these findings:", err=True)
-        for line in plan.refused:
-            click.echo(f"  {line}", err=True)
-        sys.exit(1)
+    for line in plan.refused:
+        click.echo(f"refused: {line}", err=True)
     changed = plan.changed
+    counts = f"({plan.followed} for moved quotes, {plan.carried} carried, {len(plan.refusals)} refused)"
+    trouble = bool(plan.unresolved or plan.refusals)
     if show_diff or check_only:
         if show_diff:
             click.echo(plan.diff(), nl=False)
-        click.echo(f"{len(changed)} file{'s' * (len(changed) != 1)} would change ({plan.followed} moved quotes, {plan.carried} carried anchors)", err=True)
-        sys.exit(1 if (check_only and changed) or plan.unresolved else 0)
+        click.echo(f"{len(changed)} file{'s' * (len(changed) != 1)} would change {counts}", err=True)
+        sys.exit(1 if (check_only and changed) or trouble else 0)
+    for path in plan.original:
+        remove_stale_temps(path)  # left by a fix or lock that was killed mid-write
     try:
         written = write(plan)
+    except ChangedOnDisk as exc:
+        fail(str(exc), 1)
     except OSError as exc:  # a read-only folder or file: one line, not a traceback
         fail(f"{exc.filename or 'a document'}: cannot write ({exc.strerror or exc})")
     for path in written:
         click.echo(f"fixed {path}")
-    click.echo(f"{len(changed)} file{'s' * (len(changed) != 1)} changed ({plan.followed} moved quotes, {plan.carried} carried anchors)", err=True)
-    sys.exit(1 if plan.unresolved else 0)
-
+    click.echo(f"{len(changed)} file{'s' * (len(changed) != 1)} changed {counts}", err=True)
+    sys.exit(1 if trouble else 0)
