@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from skillcite.check.evidence import normalize_markdown
 from skillcite.check.normalize import normalize, normalize_text
 
 
@@ -25,12 +26,14 @@ def test_soft_hyphen_and_zero_width_dropped() -> None:
 
 
 def test_markdown_inline_syntax_stripped() -> None:
-    raw = "Read *the* **docs** at [the site](https://x.org/a_(b)) `now` &amp; <b>then</b>[^1]"
-    assert normalize_text(raw) == "Read the docs at the site now & then"
+    raw = "Read *the* **docs** at [the site](https://x.org/a_(b)) `now` &amp; <b>then</b>[^1]\n\n[^1]: a note"
+    assert normalize_markdown(raw).text == "Read the docs at the site now & then a note"
+    # Plain text (the quote side, already rendered) keeps every character.
+    assert normalize_text("Read *the* [x](y)") == "Read *the* [x](y)"
 
 
 def test_escapes_and_underscores() -> None:
-    assert normalize_text(r"snake\_case and \*stars\*") == normalize_text("snake_case and *stars*")
+    assert normalize_markdown(r"snake\_case and \*stars\*").text == normalize_text("snake_case and *stars*")
 
 
 def test_leading_trailing_whitespace_and_crlf() -> None:

@@ -49,8 +49,8 @@ def codes(root: Path) -> list[str]:
 def test_token_names_in_angle_brackets_are_text_not_html(tmp_path: Path) -> None:
     # `<eos>` is a token, not an HTML tag: dropping it let `<bos>` (or nothing) pass.
     e = ev(tmp_path, "an Axolotl quirk that appends an <eos> that is always unmasked in the loss\n")
-    assert status(e, "appends an `<eos>` that is always unmasked") == "verified"
-    assert status(e, "appends an `<bos>` that is always unmasked") != "verified"
+    assert status(e, "appends an <eos> that is always unmasked") == "verified"
+    assert status(e, "appends an <bos> that is always unmasked") != "verified"
     assert status(e, "appends an that is always unmasked") != "verified"
     # Real markup is still stripped, with or without attributes.
     e = ev(tmp_path, 'This <a href="https://x.org">paper</a> proposes a <b>new</b> idea.<br/>\n')
@@ -157,8 +157,9 @@ def test_normalization_is_idempotent_and_keeps_line_spans(tmp_path: Path) -> Non
         assert normalize_text(once) == once, text
     e = ev(tmp_path, "x ~¸~ y ~*~ z\nAssume you have a bug.\nThird line.\n")
     assert status(e, "Assume you have a bug", [Range(12, 12)]) == "verified"
-    assert status(e, "x y z Assume", [Range(12, 12)]) == "moved"
-    assert locate("x y z Assume", e, [[Range(13, 13)]]).lines == (11, 12)
+    # ``~`` and ``*`` are text (no strike-through in CommonMark, no pair of ``*``).
+    assert status(e, "x ~~ y ~*~ z Assume", [Range(12, 12)]) == "moved"
+    assert locate("x ~~ y ~*~ z Assume", e, [[Range(13, 13)]]).lines == (11, 12)
 
 
 # -- performance ---------------------------------------------------------------

@@ -22,7 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 
 FORMAT = b"skillcite-cache-1"
-_MODULES = ("anchors.py", "document.py", "normalize.py", "cache.py")
+_MODULES = ("anchors.py", "document.py", "normalize.py", "markup.py", "evidence.py", "cache.py")
 
 
 def cache_dir() -> Path:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import yaml
 
+from .markup import markup_offsets
 from .normalize import Normalized, normalize
 from ..core.textio import InputError, TextFile, read_text
 
@@ -162,6 +163,11 @@ def split_front_matter(tf: TextFile) -> FrontMatter:
     return FrontMatter(None, 0, 0, "front matter has no closing ---")
 
 
+def normalize_markdown(text: str) -> Normalized:
+    """Normalize raw Markdown: the markup the parser finds is dropped first."""
+    return normalize(text, drop=markup_offsets(text))
+
+
 def body_sha256(text: str, body_offset: int) -> str:
     """Hex SHA-256 of the UTF-8 bytes of the body below the front matter (the lock before 0.2)."""
     return hashlib.sha256(text[body_offset:].encode("utf-8")).hexdigest()
@@ -255,10 +261,10 @@ class Evidence:
                 if isinstance(found, Normalized):
                     self._whole = found
                 else:
-                    self._whole = normalize(text)
+                    self._whole = normalize_markdown(text)
                     cache.store(name, self._whole)
             else:
-                self._whole = normalize(text)
+                self._whole = normalize_markdown(text)
         return self._whole
 
     def norm_span(self, first: int, last: int) -> tuple[int, int]:

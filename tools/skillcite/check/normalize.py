@@ -1,21 +1,32 @@
 """Text normalization for quote matching, with a map back to source offsets.
 
-Both sides of a comparison (the quote in a skill file and the evidence text)
-go through :func:`normalize`, so a quote matches when the two agree after:
+Both sides of a comparison go through :func:`normalize`: the quote, as plain
+text the Markdown parser already rendered (emphasis, escapes, links and
+footnote references are gone, code and inline HTML are kept), and the
+evidence, raw Markdown whose markup characters the evidence side finds with
+the same parser (:mod:`skillcite.check.markup`) and passes in as ``drop``.
+Nothing here reads Markdown syntax on its own: a literal ``*``, ``_``,
+backslash, ``[..](..)`` or ``~~`` is text (``2*10`` is not ``210``, and
+``fns[0](x)`` is not ``fns0``). A quote matches when the two agree after:
 
-* Unicode NFKC (applied per grapheme cluster, so offsets stay mappable);
+* Unicode NFKC (applied per grapheme cluster, so offsets stay mappable),
+  except superscripts and subscripts, which stay distinct from plain digits
+  (``10⁶`` is not ``106``); ``<sup>6</sup>`` is spelled ``⁶`` on purpose;
 * every quote character folded to ``'`` (curly, straight, double, single:
   a nested ``"`` may be quoted as ``'``);
-* every dash variant, and runs of them (``--``, ``---``), folded to ``-``;
+* hyphens and minus signs folded to ``-``; em dashes and runs of dashes
+  (``--``, ``---``) folded to a spaced `` - `` (a dash separates words,
+  a hyphen joins them);
 * ``…`` spelled ``...``;
 * soft hyphens and zero-width characters dropped;
-* Markdown inline syntax dropped: emphasis and code markers (``*``, ``_``,
-  backticks, ``~~``), backslash escapes, link and image targets (the link
-  text is kept), footnote references, HTML tags; entities decoded. A bare
-  tag counts as HTML only when it names a formatting element (``<b>``,
-  ``</sup>``, ``<br/>``) or carries attributes (``<a href=...>``): ``<eos>``,
-  ``</think>`` or ``<s>`` are tokens that ML text quotes, and dropping them
-  would let ``<bos>`` pass for ``<eos>``;
+* HTML tags dropped, when well formed on one line, entities decoded; an
+  HTML comment is a gap (``[...]``) that a quote crosses only with an
+  elision of its own. A bare tag counts as HTML only when it names a
+  formatting element (``<b>``, ``</sup>``, ``<br/>``) or carries an
+  attribute with a value (``<a href=...>``): ``<eos>``, ``</think>`` or
+  ``<s>`` are tokens that ML text quotes;
+* blockquote markers at line starts dropped: ``>`` followed by a space, a
+  tab or the end of the line (``>5 epochs`` keeps its ``>``);
 * whitespace runs collapsed to one space, leading and trailing space dropped.
 
 The work is done with one regular expression over the text, so plain ASCII
@@ -30,18 +41,23 @@ import re
 import unicodedata
 from array import array
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 _DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2e3a\u2e3b\ufe58\ufe63\uff0d-"
+# Dashes that separate words (em dashes and their kin); a run of two or more
+# dashes of any kind is one of them too ("--" typed for "\u2014").
+_EM_DASHES = frozenset("\u2014\u2015\u2e3a\u2e3b\ufe58")
 _QUOTES = "\"'\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f\u2032\u2033\u00ab\u00bb\u2039\u203a\u00b4"
-_DROP = "\u00ad\u200b\u200c\u200d\u2060\ufeff*_`\\"
+_DROP = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
 _FOLDED = frozenset(_DASHES + _QUOTES + _DROP + "\u2026")
 _STRIP = re.compile("[" + re.escape(_DROP) + "]")
 _MAX_PASSES = 4  # a bound only: real text is stable after the second pass
-# What a pass can still change in normalized text: the openers of links,
-# footnote references, tags, entities and strike-through, dash runs, and a
-# combining mark an entity decoded to (the next pass composes it).
-_UNSTABLE = re.compile("[\\[\\]<&~\u0300-\u036f]|--")
+# What a pass can still change in normalized text: the openers of tags and
+# entities, and a combining mark an entity decoded to (the next pass
+# composes it).
+_UNSTABLE = re.compile("[<&\u0300-\u036f]")
+GAP = "[...]"  # what an HTML comment of the evidence becomes: an omission
 
 # Elements whose bare tags (no attributes) sources use for formatting, and
 # the MathML of papers converted to HTML. Deliberately absent: names that
@@ -55,6 +71,8 @@ _HTML_NAMES = (
     "math|semantics|annotation|annotation-xml|mrow|mi|mn|mo|ms|mtext|mspace|msub|msup|msubsup|mfrac|msqrt|"
     "mroot|munder|mover|munderover|mtable|mtr|mtd|mstyle|mpadded|mphantom|menclose"
 )
+# One attribute, on one line: a name, optionally ``=`` and a value.
+_ATTR = r"""[A-Za-z_:][-A-Za-z0-9_:.]*(?:[ \t]*=[ \t]*(?:"[^"\n<>]*"|'[^'\n<>]*'|[^\s"'=<>`]+))?"""
 
 # Letters that NFKC and folding leave alone (checked by a test), so runs of
 # them need no work per character: Latin, Greek, Cyrillic, kana, CJK and
@@ -68,28 +86,31 @@ _LETTERS = (
 
 # Order matters: markup constructs first, then single characters. A plain
 # run is words joined by single spaces, kept as one linear piece; ``'`` is
-# what every quote mark folds to, so it may sit in a run as it is.
-_PLAIN = rf"[A-Za-z0-9,.;:!?()/%+=#@$|{{}}'{_LETTERS}]"
+# what every quote mark folds to, so it may sit in a run as it is. Markdown
+# punctuation (``*``, ``_``, backslash, brackets, ``~``) is plain text here:
+# the evidence side drops the markup the parser found before this pass.
+_PLAIN = rf"[A-Za-z0-9,.;:!?()/%+=#@$|{{}}'*_`\\\[\]~^{_LETTERS}]"
 _TOKEN = re.compile(
     rf"(?P<plain>{_PLAIN}+(?: {_PLAIN}+)*)"
-    r"|(?P<bq>\s*\n[ \t]*(?:>[ \t]?)+)"
+    r"|(?P<bq>\s*\n[ \t]*(?:>+(?=[ \t\r\n]|$)[ \t]*)+)"
     r"|(?P<ws>\s+)"
-    r"|(?P<linktail>\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"\n]*\")?\))"
-    # Any dash in a label: ``[^—]`` folds to the reference ``[^-]`` otherwise.
-    r"|(?P<footref>\[\^[A-Za-z0-9_" + re.escape(_DASHES) + r"]+\](?!:))"
-    r"|(?P<linkhead>!?\[(?=[^\]\n]*\]\())"
-    rf"|(?P<tag><(?:/?(?i:{_HTML_NAMES})\s*/?|[A-Za-z][A-Za-z0-9-]*\s[^<>]*)>|<!--.*?-->)"
+    r"|(?P<supsub><(?P<ss>(?i:sup|sub))(?:[ \t][^<>\n]*)?>(?P<sstext>[^<>\n]{1,40})</(?P=ss)[ \t]*>)"
+    r"|(?P<comment><!--)"
+    rf"|(?P<tag></?(?i:{_HTML_NAMES})(?:[ \t]+{_ATTR})*[ \t]*/?>|<[A-Za-z][A-Za-z0-9-]*(?:[ \t]+{_ATTR})+[ \t]*/?>)"
     r"|(?P<entity>&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});)"
     r"|(?P<dash>[" + re.escape(_DASHES) + r"]+)"
-    r"|(?P<strike>~~)"
     r"|(?P<other>.)",
     re.DOTALL,
 )
-_SILENT = frozenset({"linktail", "footref", "linkhead", "tag", "strike"})
 # Tags that end a line or a block: rendered, they separate the words around
 # them ("have<br>a bug" reads "have a bug"), unlike inline ones ("<b>un</b>done").
+_KNOWN_NAME = re.compile(rf"/?(?i:{_HTML_NAMES})(?![A-Za-z0-9-])")
 _BREAKING = re.compile(r"</?(?:br|p|div|li|ul|ol|dl|dt|dd|tr|td|th|table|thead|tbody|hr|h[1-6]|blockquote|pre)\b", re.IGNORECASE)
 
+# Superscript and subscript forms, for ``<sup>``/``<sub>`` content; a
+# character without one keeps its plain form.
+_SUP = dict(zip("0123456789+-=()ni", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207a\u207b\u207c\u207d\u207e\u207f\u2071"))
+_SUB = dict(zip("0123456789+-=()aehijklmnoprstuvx", "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089\u208a\u208b\u208c\u208d\u208e\u2090\u2091\u2095\u1d62\u2c7c\u2096\u2097\u2098\u2099\u2092\u209a\u1d63\u209b\u209c\u1d64\u1d65\u2093"))
 
 @dataclass(slots=True)
 class Normalized:
@@ -137,6 +158,11 @@ class Normalized:
         return self.to_source(start), self.to_source(end - 1) + 1
 
 
+def _scripted(ch: str) -> bool:
+    """A superscript or subscript character: kept apart from plain digits and letters."""
+    return unicodedata.decomposition(ch).startswith(("<super>", "<sub>"))
+
+
 def _fold_char(ch: str) -> str:
     if ch in _QUOTES:
         return "'"
@@ -146,6 +172,8 @@ def _fold_char(ch: str) -> str:
         return "-"
     if ch == "\u2026":
         return "..."
+    if _scripted(ch):
+        return ch
     folded = unicodedata.normalize("NFKC", ch)
     if folded != ch:
         return "".join(_fold_char(c) if c != ch else c for c in folded)
@@ -156,6 +184,8 @@ def _fold_cluster(cluster: str) -> str:
     """Fold one base character with its combining marks."""
     if len(cluster) == 1 and cluster in _FOLDED:
         return _fold_char(cluster)
+    if _scripted(cluster[0]):
+        return unicodedata.normalize("NFC", cluster)
     folded = "".join(_fold_char(c) for c in unicodedata.normalize("NFKC", cluster))
     if folded.isspace():
         return " " if folded else ""
@@ -167,18 +197,24 @@ def _fold_cluster(cluster: str) -> str:
     return folded
 
 
-def normalize(source: str, base: int = 0) -> Normalized:
+def _scripts(text: str, table: dict[str, str]) -> str:
+    """``<sup>``/``<sub>`` content in superscript or subscript characters."""
+    return "".join(table.get(c, c) for c in "".join(_fold_char(c) for c in text))
+
+
+def normalize(source: str, base: int = 0, drop: Sequence[int] = ()) -> Normalized:
     """Normalize ``source``; offsets in the result map to ``base + offset``.
 
-    One pass can leave text that a second pass would change: dropping a
-    construct may join its neighbours into a new one (``~¸~`` is ``~~`` once
-    the spacing cedilla is gone, ``[^—]`` becomes the reference ``[^-]``).
-    Passes repeat until the text is stable, so normalizing is idempotent,
-    which both sides of a comparison rely on (the quote side is text the
-    Markdown parser already rendered once). The second pass over the
-    normalized text is cheap, and a third is rare.
+    ``drop`` lists offsets of ``source`` that are markup to remove before
+    anything else (the evidence side's emphasis markers, escapes, link
+    syntax and list markers, found by the Markdown parser); plain text
+    passes none. One pass can leave text that a second pass would change:
+    an entity may decode to the opener of a tag or a combining mark. Passes
+    repeat until the text is stable, so normalizing is idempotent, which
+    both sides of a comparison rely on. The second pass over the normalized
+    text is cheap, and a third is rare.
     """
-    result = _normalize_once(source, base)
+    result = _normalize_once(source, base, drop)
     for _ in range(_MAX_PASSES):
         if not _UNSTABLE.search(result.text):
             break  # nothing a pass could still act on: the common case for plain prose
@@ -218,18 +254,26 @@ def _compose(outer: Normalized, inner: Normalized) -> Normalized:
     return Normalized(outer.text, norm_starts, orig_starts, linear, inner.orig_end)
 
 
-def _normalize_once(source: str, base: int = 0) -> Normalized:
+def _normalize_once(source: str, base: int = 0, drop: Sequence[int] = ()) -> Normalized:
     """One normalization pass (see :func:`normalize`)."""
     n = len(source)
-    # Dropped characters (backslashes, emphasis and code markers, invisible
-    # ones) go before any markup is recognized. The quote side is text the
-    # Markdown parser already rendered, where ``[\^1]`` and ``\<b>`` are a
-    # footnote reference and a tag again; dropping them first treats the
-    # evidence the same way, and keeps normalization idempotent (``~*~`` is
-    # ``~~`` once the ``*`` is gone). ``shifted[k]`` is where the k-th dropped
-    # character was, in the stripped text.
+    # Dropped characters (markup the caller found, invisible characters) go
+    # before anything else is read. ``shifted[k]`` is where the k-th
+    # dropped character was, in the stripped text.
     shifted = array("q")
-    if _STRIP.search(source):
+    gone = sorted({m.start() for m in _STRIP.finditer(source)}.union(drop)) if drop else None
+    if gone:
+        kept: list[str] = []
+        prev = 0
+        for k, pos in enumerate(gone):
+            if not 0 <= pos < n:
+                continue
+            kept.append(source[prev:pos])
+            shifted.append(pos - k)
+            prev = pos + 1
+        kept.append(source[prev:])
+        source = "".join(kept)
+    elif _STRIP.search(source):
         for k, m in enumerate(_STRIP.finditer(source)):
             shifted.append(m.start() - k)
         source = _STRIP.sub("", source)
@@ -267,6 +311,7 @@ def _normalize_once(source: str, base: int = 0) -> Normalized:
     i = 0
     size = len(source)
     match = _TOKEN.match
+    comment_from, comment_close = -1, -1  # memo of the last search for "-->"
     while i < size:
         m = match(source, i)
         kind = m.lastgroup
@@ -279,16 +324,46 @@ def _normalize_once(source: str, base: int = 0) -> Normalized:
             i = end - 1
             kind = "other"
             end = i + 1
+        if kind == "comment":
+            # A comment is a gap in the text, never a join of its two sides.
+            # The search for its end is remembered, so many unclosed "<!--"
+            # cost one scan, not one each.
+            if not comment_from <= i + 4 <= comment_close:
+                comment_from, comment_close = i + 4, source.find("-->", i + 4)
+            if comment_close == -1:
+                kind, end = "other", i + 1
+            else:
+                emit(" ", i, False)
+                emit(GAP, i, False)
+                emit(" ", i, False)
+                i = comment_close + 3
+                continue
+        elif kind == "tag" and not _KNOWN_NAME.match(source, i + 1) and "=" not in m.group():
+            kind, end = "other", i + 1  # <x is small> is text, not an element
         if kind == "plain":
             emit_run(i, end)
         elif kind in ("ws", "bq") or (kind == "tag" and _BREAKING.match(m.group())):
             emit(" ", i, False)
+        elif kind == "supsub":
+            table = _SUP if m.group("ss").lower() == "sup" else _SUB
+            emit(_scripts(m.group("sstext"), table), i, False)
         elif kind == "dash":
-            emit("-", i, False)
+            if len(m.group()) > 1 or m.group() in _EM_DASHES:
+                emit(" ", i, False)
+                emit("-", i, False)
+                emit(" ", i, False)
+            else:
+                emit("-", i, False)
         elif kind == "entity":
-            decoded = "".join(_fold_char(c) for c in html.unescape(m.group()))
-            emit(" " if decoded.isspace() else decoded, i, False)
-        elif kind not in _SILENT:
+            raw = html.unescape(m.group())
+            if raw in _EM_DASHES:
+                emit(" ", i, False)
+                emit("-", i, False)
+                emit(" ", i, False)
+            else:
+                decoded = "".join(_fold_char(c) for c in raw)
+                emit(" " if decoded.isspace() else decoded, i, False)
+        elif kind != "tag":
             # One character, extended over any combining marks after it.
             while end < size and unicodedata.combining(source[end]):
                 end += 1

@@ -37,7 +37,7 @@ from ..core.config import load_config
 from ..check.evidence import Evidence
 from .extract import Unsupported, extract_text
 from .fetch import DEFAULT_MAX_BYTES, FetchConfig, Fetcher, FetchResult
-from ..check.normalize import normalize
+from ..check.evidence import normalize_markdown
 from .record import CheckRecord, load_records, record_key, record_path, write_records
 from ..core.textio import InputError, TextFile
 
@@ -80,7 +80,7 @@ def split_passages(tf: TextFile, body_offset: int) -> list[Passage]:
         if start is not None:
             lo, _ = tf.line_span(start, start)
             _, hi = tf.line_span(end, end)
-            text = normalize(tf.text[lo:hi]).text
+            text = normalize_markdown(tf.text[lo:hi]).text
             if text:
                 passages.append(Passage(start, text))
 
@@ -196,7 +196,7 @@ def classify(
         report.detail = "; ".join(filter(None, [moved_note, f"page reachable; kind {kind}: passages are not upstream text, not compared"]))
         return report
     passages = split_passages(ev.file, ev.front.body_offset)
-    normalized = [normalize(t).text for t in texts if t]
+    normalized = [normalize_markdown(t).text for t in texts if t]
     report.scores = [score_passage(p, normalized) for p in passages]
     bad = [s for s in report.scores if s.score < min_score]
     parts = []
