@@ -150,6 +150,18 @@ CASES: dict[str, tuple[Mutation, Mutation]] = {
         lambda p: p.replace("SKILL.md", "> Assume you have a bug.[^src]\n", "> Assume you have a bug.[^src]\n>\n> <p>Nothing else can go wrong.</p>\n"),
         lambda p: p.replace("SKILL.md", "> Assume you have a bug.[^src]\n", "> Assume you have a bug.[^src]\n>\n> <!-- a reviewer's note, never shown -->\n"),
     ),
+    "SC310": (
+        lambda p: p.replace("SKILL.md", "> Assume you have a bug.", "> Assume you [surely] have a bug."),
+        lambda p: p.replace("SKILL.md", "> Assume you have a bug.", "> Assume [one has] a bug."),
+    ),
+    "SC311": (
+        lambda p: p.replace("SKILL.md", "> Assume you have a bug.", "> Assume you [do not] have a bug."),
+        lambda p: p.replace("SKILL.md", "> Assume you have a bug.", "> Assume [we] have a bug."),
+    ),
+    "SC312": (
+        lambda p: p.replace("SKILL.md", "> Assume you have a bug.", "> Assume you have [2] bug."),
+        lambda p: p.replace("SKILL.md", "> Assume you have a bug.", "> Assume you have [one] bug."),
+    ),
     "SC401": (
         lambda p: p.write(SRC, p.read(SRC).split("---\n", 2)[2]),
         lambda p: p.write(SRC, p.read(SRC)),

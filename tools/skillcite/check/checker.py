@@ -30,7 +30,7 @@ from ..core.textio import (
 )
 
 _LINE_FRAGMENT = re.compile(r"L\d+(?:-L?\d+)?")
-_RANK = {"verified": 0, "moved": 1, "altered": 2, "notfound": 3}
+_RANK = {"verified": 0, "moved": 1, "marks": 2, "altered": 3, "notfound": 4}
 EVIDENCE_EXEMPT = {"README.md"}
 
 
@@ -349,8 +349,18 @@ class Checker:
         elif m.status == "altered":
             a, b = m.lines
             self.emit("SC302", rel, quote.line, quote.column, f"{what} differs from {best.evidence.rel} L{a}-{b} (score {m.score}): {m.diff}")
+        elif m.status == "marks":
+            where = f"{best.evidence.rel} L{m.lines[0]}-{m.lines[1]}" if m.lines else best.evidence.rel
+            self.emit(m.code or "SC310", rel, quote.line, quote.column, f"{what} at {where}: {m.detail}")
         elif m.status == "notfound":
-            self.emit("SC303", rel, quote.line, quote.column, f"{what} not found in {best.evidence.rel}: {_excerpt(quote.text)}")
+            if m.lines:
+                a, b = m.lines
+                closest = f"closest: L{a}-{b}, {int(m.score or 0)} of {m.words} words: {_excerpt(m.diff or '')}"
+                self.emit("SC303", rel, quote.line, quote.column, f"{what} not found in {best.evidence.rel}; {closest}")
+            else:
+                self.emit("SC303", rel, quote.line, quote.column, f"{what} not found in {best.evidence.rel}: no word of it is there: {_excerpt(quote.text)}")
+        elif m.status != "verified":
+            raise AssertionError(f"unknown match status {m.status!r}")  # never a silent pass
 
     def check_links(self, doc: Document) -> None:
         cache_targets = {link.target for d in doc.definitions for link in d.cache_links}
@@ -380,8 +390,8 @@ class Checker:
 
 def _rank(o: QuoteOutcome) -> int:
     if o.match is None:
-        return 5
-    return _RANK.get(o.match.status, 4)
+        return 6
+    return _RANK.get(o.match.status, 5)
 
 
 def _pos(doc: Document, offset: int) -> tuple[int, int]:

@@ -1,22 +1,34 @@
 """Finding a quote in an evidence file: verified, moved, altered or not found.
 
-Order of work, cheapest first (DESIGN §3):
+Order of work, cheapest first (docs/citations.md):
 
 1. the quote, normalized, as a literal inside the cited ranges;
 2. if it has elisions (``[...]``) or insertions (``[word]``), its segments in
    order inside the cited ranges (a literal match is tried first because
-   sources have brackets and ellipses of their own);
+   sources have brackets and ellipses of their own), and what each mark
+   stands for is checked against the editorial policy: a mark that drops or
+   adds a negation or changes a number, or an insertion that replaces
+   nothing or sits inside a word, is a finding of its own (*marks*);
 3. the same anywhere in the file: *moved*, with the lines where it is now;
 4. a fuzzy alignment with rapidfuzz, near the cited lines, then in the whole
    file: *altered* when the best score reaches the threshold;
-5. otherwise *not found*.
+5. otherwise *not found*, with the closest stretch of the file (where, and
+   how many of the quote's words it holds).
+
+Every step is bounded so that no quote makes a check slower than linear in
+the evidence's size: literal and segment search are linear scans; the
+character-level fuzzy pass runs on the whole region only for quotes of at
+most :data:`FUZZY_FULL` characters, and longer quotes are aligned inside one
+window the word count picked; quotes over :data:`FUZZY_CAP` characters, or
+with more than :data:`MAX_MARKS` editorial marks, skip the costly step.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
-from collections import deque
+import unicodedata
+from collections import Counter, deque
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -28,19 +40,60 @@ ALTERED_THRESHOLD = 80.0
 NEAR_LINES = 40  # how far around the cited lines the first fuzzy pass looks
 ELISION_SPAN = 20_000  # most normalized characters one [...] may stand for
 INSERTION_SPAN = 80  # most characters one [word] may stand for
+FUZZY_FULL = 400  # longest quote aligned over a whole region (cost ~ region x quote)
+FUZZY_CAP = 20_000  # longest quote aligned at all (inside one window; cost ~ quote^2)
+MAX_MARKS = 100  # more editorial marks than this: the quote is matched literally only
+DIFF_WORDS = 400  # longest word lists compared with difflib; longer ones with rapidfuzz
 _MARKER = re.compile(r"\[(?:\.\.\.|[^\[\]]{1,60})\]")
 _EDGE = " .,;:"
 _OMISSION = "[...]"  # an omission line of the evidence, normalized
 
+# Negations an editorial mark may neither drop nor add (docs/citations.md).
+_NEG_WORDS = frozenset(
+    "not no never without none nor neither nothing nobody nowhere cannot cant wont dont doesnt didnt isnt arent "
+    "wasnt werent shouldnt wouldnt couldnt mustnt neednt hasnt havent hadnt aint".split()
+)
+_NEG_PREFIXES = ("non-", "non", "un", "in", "im", "il", "ir")
+_WORDS = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
+_NUMBER = re.compile(r"[-+]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?(?:/\d+)?[kKmMbB%]?")
+_SENTENCE_END = re.compile(r"[.!?;:](?=\s|$)|\[\.\.\.\]")
+# Scripts that write words without spaces: a quote may start or stop between
+# any two of their letters (Thai, Lao, Tibetan, Myanmar, Khmer, CJK, kana, Yi).
+_UNSPACED = re.compile(
+    "[\u0e00-\u0fff\u1000-\u109f\u1780-\u17ff\u2e80-\u2fdf\u3000-\u312f\u3190-\u31ff\u3400-\u4dbf"
+    "\u4e00-\u9fff\ua000-\ua4cf\uf900-\ufaff\U00020000-\U0003134f]"
+)
+# Chinese and Japanese negations glued to the word they negate: a quote must
+# not start right after the first, nor stop right before the second.
+_CJK_NEG_BEFORE = frozenset("不没沒未无無非别別勿莫否")
+_CJK_NEG_AFTER = ("ない", "なかった", "ません", "ぬ", "ず")
+
 
 @dataclass(frozen=True, slots=True)
 class Match:
-    """Where a quote was found. ``status`` is one of the four outcomes."""
+    """Where a quote was found. ``status`` is one of the outcomes.
 
-    status: str  # verified | moved | altered | notfound
+    ``verified``, ``moved``, ``altered``, ``notfound``, or ``marks`` (found,
+    but an editorial mark breaks the policy: ``code`` and ``detail`` say how).
+    For ``notfound``, ``lines`` and ``score`` describe the closest stretch
+    (``score`` is then the number of the quote's words it holds, of ``words``).
+    """
+
+    status: str
     lines: tuple[int, int] | None = None
     score: float | None = None
     diff: str | None = None
+    code: str | None = None
+    detail: str | None = None
+    words: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """The editorial marks between two segments (or before the first, after the last)."""
+
+    elided: bool  # a [...] is among them
+    inserted: str  # the text of the insertions, joined ("" for none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,16 +104,18 @@ class Segment:
     this one (0 for the first); ``bridges`` says whether that gap may cross
     an omission line (``[...]``) of the evidence: an elision may, since it
     marks an omission too, but an insertion stands for a few words and must
-    not join passages that are not adjacent in the source.
+    not join passages that are not adjacent in the source. ``mark`` is what
+    stands between the previous segment and this one.
     """
 
     variants: tuple[str, ...]  # the text with each case of its first letter
     gap: int
     bridges: bool
-    # An edge glued to an elision or insertion ("[T]he", "model[s]") may
-    # fall inside a source word; the others must fall on word boundaries.
+    # An edge glued to an insertion ("[T]he", "model[s]") may fall inside a
+    # source word; the others must fall on word boundaries.
     glued_start: bool = False
     glued_end: bool = False
+    mark: Mark | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +126,17 @@ class QuotePattern:
     literal: tuple[str, ...]  # the text with each case of its first letter
     segmented: tuple[Segment, ...] | None
     fuzzy_text: str
+    lead: Mark | None = None  # marks before the first segment
+    tail: Mark | None = None  # marks after the last segment
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """A span of the evidence holding the quote; ``problem`` is a broken mark, if any."""
+
+    start: int
+    end: int
+    problem: tuple[str, str] | None = None  # (code, detail)
 
 
 def _first_letter_literals(text: str) -> tuple[str, ...]:
@@ -95,68 +161,112 @@ def compile_quote(quote: str) -> QuotePattern | None:
         return None
     literal = _first_letter_literals(text)
     segmented = None
-    if _MARKER.search(text):
-        segments: list[Segment] = []
+    lead = tail = None
+    markers = list(_MARKER.finditer(text)) if "[" in text else []
+    if markers and len(markers) <= MAX_MARKS:
+        pieces: list[str] = []
         pos = 0
-        pieces = []
-        for m in _MARKER.finditer(text):
+        for m in markers:
             pieces.append(text[pos : m.start()])
             pieces.append(m.group())
             pos = m.end()
         pieces.append(text[pos:])
-        gap, bridges = 0, True
+        segments: list[Segment] = []
+        gap, bridges, elided, inserted = 0, True, False, []
         for k, piece in enumerate(pieces):
             if piece == "[...]":
+                elided = True
                 if segments:
                     gap, bridges = gap + ELISION_SPAN, True
             elif _MARKER.fullmatch(piece):
+                inserted.append(piece[1:-1])
                 if segments:
                     gap += INSERTION_SPAN
             else:
                 seg = piece.strip(" ") if segments else piece.strip(_EDGE)
                 if not seg:
                     continue
-                # The first letter of the quote, and after an elision the
-                # first letter of the next word, may change case.
-                glued_start = k > 0 and not piece.startswith(" ")
-                glued_end = k < len(pieces) - 1 and not piece.endswith(" ")
-                segments.append(Segment(_first_letter_literals(seg), gap, bridges, glued_start, glued_end))
-                gap, bridges = 0, False
+                mark = Mark(elided, " ".join(inserted)) if (elided or inserted) else None
+                # Only an insertion may glue to a word ("[T]he", "model[s]").
+                glued_start = k > 0 and not piece.startswith(" ") and not pieces[k - 1] == "[...]"
+                glued_end = k < len(pieces) - 1 and not piece.endswith(" ") and not pieces[k + 1] == "[...]"
+                if segments:
+                    segments.append(Segment(_first_letter_literals(seg), gap, bridges, glued_start, glued_end, mark))
+                else:
+                    lead = mark
+                    segments.append(Segment(_first_letter_literals(seg), gap, bridges, glued_start, glued_end))
+                gap, bridges, elided, inserted = 0, False, False, []
         if segments:
             segmented = tuple(segments)
+            if inserted or elided:
+                tail = Mark(elided, " ".join(inserted))
     fuzzy_text = _MARKER.sub(" ", text) if segmented else text
-    return QuotePattern(text, literal, segmented, " ".join(fuzzy_text.split()))
+    return QuotePattern(text, literal, segmented, " ".join(fuzzy_text.split()), lead, tail)
 
 
 def _spaced_letter(ch: str) -> bool:
-    """A letter of a script that separates words with spaces.
+    """A letter of a script that separates words with spaces (Latin, Hangul, Georgian, ...).
 
     Chinese, Japanese, Thai and their kin write words without spaces, so a
     quote may start or stop between any two of their letters.
     """
-    return ch.isalpha() and (ch < "\u0e00" or "\u1e00" <= ch < "\u2000")
+    return ch.isalpha() and not _UNSPACED.match(ch)
+
+
+def _scripted(ch: str) -> bool:
+    return unicodedata.decomposition(ch).startswith(("<super>", "<sub>"))
+
+
+def _token_char(ch: str) -> bool:
+    """A character that belongs to a word or number token of a spaced script."""
+    if ch.isdigit() or ch == "_":
+        return True
+    return _spaced_letter(ch)
 
 
 def _inside(text: str, i: int) -> bool:
-    """True when offset ``i`` falls inside one word or one number of ``text``."""
+    """True when offset ``i`` falls inside one token of ``text``.
+
+    Tokens are words and numbers as a reader takes them: ``can't``,
+    ``non-convex``, ``3e-4``, ``10k``, ``1/10``, ``-3``, ``resnet50``,
+    ``1,000`` and ``2.5`` are one token each. A superscript after a letter
+    (a footnote mark) starts a new token; after a digit it is part of the
+    number. In scripts without spaces a boundary may fall anywhere, except
+    right after a Chinese negation or right before a Japanese one.
+    """
     if not 0 < i < len(text):
         return False
     a, b = text[i - 1], text[i]
-    if a.isdigit():
-        # 1,000|,000 and 2|.5 continue a number; a full stop before a space does not.
-        return b.isdigit() or (b in ".," and i + 1 < len(text) and text[i + 1].isdigit())
-    if b.isdigit():
-        return a in ".," and i >= 2 and text[i - 2].isdigit()
-    return _spaced_letter(a) and _spaced_letter(b)
+    if _scripted(b) and not _scripted(a):
+        return a.isdigit()
+    if _scripted(a) and not _scripted(b):
+        return False
+    if _token_char(a) and _token_char(b):
+        return True
+    nxt = text[i + 1] if i + 1 < len(text) else ""
+    prev = text[i - 2] if i >= 2 else ""
+    if _token_char(a) and b in "'-/" and _token_char(nxt):
+        return True  # can|'t, non|-convex, 3e|-4, 1|/10
+    if a in "'-/" and _token_char(b) and _token_char(prev):
+        return True  # can'|t, non-|convex, 1/|10
+    if a.isdigit() and b in ".," and nxt.isdigit():
+        return True  # 1|,000 and 2|.5; a full stop before a space is not
+    if b.isdigit() and a in ".," and prev.isdigit():
+        return True
+    if a == "-" and b.isdigit() and (not prev or prev in " ([{'"):
+        return True  # -|3: the minus belongs to the number
+    if a in _CJK_NEG_BEFORE and b.isalpha():
+        return True
+    return a.isalpha() and text.startswith(_CJK_NEG_AFTER, i)
 
 
 def _whole_words(text: str, start: int, end: int, glued_start: bool = False, glued_end: bool = False) -> bool:
-    """True when ``text[start:end]`` neither starts nor ends inside a word.
+    """True when ``text[start:end]`` neither starts nor ends inside a token.
 
-    A quote that stops inside a source word is not that word: "you can" is
-    not in "you cannot", nor "0.1" in "0.15", nor "5 ms" in "2.5 ms". Letters
-    after digits and digits after letters are allowed (footnote numbers:
-    "bug¹" normalizes to "bug1"). A glued edge is not checked.
+    A quote that stops inside a source token is not that token: "you can" is
+    not in "you can't", nor "0.1" in "0.15", nor "convex" in "non-convex",
+    nor "50" in "resnet50". A glued edge is not checked here (the editorial
+    policy checks it).
     """
     if not glued_start and _inside(text, start):
         return False
@@ -177,15 +287,20 @@ def _occurrences(seg: Segment, text: str, lo: int, hi: int) -> list[int]:
     return found
 
 
-def _find_segments(segments: tuple[Segment, ...], text: str, lo: int, hi: int) -> tuple[int, int] | None:
-    """Earliest span of ``text[lo:hi]`` holding the segments in order, each gap in bounds.
+# A chain link: (start, end, previous link) of one segment's occurrence.
+_Link = tuple[int, int, "object"]
 
-    A regular expression with lazy ``.{0,N}?`` gaps backtracks polynomially
-    in the number of elisions (three elisions of a common phrase took 21 s
-    on 1 MB). Instead, for each segment in turn we keep every occurrence that
-    some chain of earlier occurrences reaches, with the earliest start of such
-    a chain: a sliding window over the previous segment's ends, so the work
-    is linear in the occurrences of each segment.
+
+def _find_segments(segments: tuple[Segment, ...], text: str, lo: int, hi: int) -> list[tuple[int, int]] | None:
+    """Earliest chain of ``text[lo:hi]`` holding the segments in order, each gap in bounds.
+
+    Returns the span of each segment. A regular expression with lazy
+    ``.{0,N}?`` gaps backtracks polynomially in the number of elisions
+    (three elisions of a common phrase took 21 s on 1 MB). Instead, for each
+    segment in turn we keep every occurrence that some chain of earlier
+    occurrences reaches, with the earliest start of such a chain: a sliding
+    window over the previous segment's ends, so the work is linear in the
+    occurrences of each segment.
     """
     # A segment absent from the region fails the quote at once: checking
     # every one first (one fast scan each) spares the chain work when a quote
@@ -195,8 +310,8 @@ def _find_segments(segments: tuple[Segment, ...], text: str, lo: int, hi: int) -
             return None
     first = segments[0]
     size = len(first.variants[0])
-    # (end, origin) of each reachable occurrence of the current segment, by end.
-    reach = [(i + size, i) for i in _occurrences(first, text, lo, hi)]
+    # (end, origin, link) of each reachable occurrence of the current segment, by end.
+    reach: list[tuple[int, int, tuple]] = [(i + size, i, (i, i + size, None)) for i in _occurrences(first, text, lo, hi)]
     for seg in segments[1:]:
         if not reach:
             return None
@@ -204,8 +319,8 @@ def _find_segments(segments: tuple[Segment, ...], text: str, lo: int, hi: int) -
         region_hi = min(hi, reach[-1][0] + seg.gap + size)
         starts = _occurrences(seg, text, reach[0][0], region_hi)
         omissions = [] if seg.bridges else _omission_starts(text, reach[0][0], region_hi)
-        window: deque[tuple[int, int]] = deque()  # origins increase from the left
-        nxt: list[tuple[int, int]] = []
+        window: deque[tuple[int, int, tuple]] = deque()  # origins increase from the left
+        nxt: list[tuple[int, int, tuple]] = []
         j = k = 0
         floor_omission = -1
         for s in starts:
@@ -221,12 +336,16 @@ def _find_segments(segments: tuple[Segment, ...], text: str, lo: int, hi: int) -
             while window and window[0][0] < floor:
                 window.popleft()
             if window:
-                nxt.append((s + size, window[0][1]))
+                nxt.append((s + size, window[0][1], (s, s + size, window[0][2])))
         reach = nxt
     if not reach:
         return None
-    end, origin = min(reach, key=lambda r: (r[1], r[0]))
-    return origin, end
+    link = min(reach, key=lambda r: (r[1], r[0]))[2]
+    spans: list[tuple[int, int]] = []
+    while link is not None:
+        spans.append((link[0], link[1]))
+        link = link[2]
+    return spans[::-1]
 
 
 def _omission_starts(text: str, lo: int, hi: int) -> list[int]:
@@ -239,10 +358,155 @@ def _omission_starts(text: str, lo: int, hi: int) -> list[int]:
     return found
 
 
-def find_exact(qp: QuotePattern, text: str, lo: int = 0, hi: int | None = None) -> tuple[int, int] | None:
-    """Span of the quote in ``text[lo:hi]``: literal first, then segments.
+# -- the editorial policy ------------------------------------------------------
+def _negations(text: str) -> Counter[str]:
+    """Negation words of ``text`` (``n't`` forms counted as ``not``)."""
+    out: Counter[str] = Counter()
+    for w in _WORDS.findall(text.lower()):
+        if w.endswith("n't") or w.replace("'", "") in _NEG_WORDS:
+            out["not" if w.endswith("n't") else w.replace("'", "")] += 1
+    return out
 
-    A match must begin and end on word boundaries (see :func:`_whole_words`).
+
+def _affix_flip(a: str, b: str) -> bool:
+    """True when ``a`` and ``b`` differ by a negating prefix or the suffix ``-less``."""
+    a, b = a.lower(), b.lower()
+    if a == b:
+        return False
+    for p in _NEG_PREFIXES:
+        if a == p + b or b == p + a:
+            return True
+    return a[:3] == b[:3] and a.endswith("less") != b.endswith("less")
+
+
+def _numbers(text: str) -> Counter[str]:
+    found = Counter(m.group().lstrip("+").rstrip(",") for m in _NUMBER.finditer(text))
+    found.update(ch for ch in text if _scripted(ch) and ch.isdigit())
+    return found
+
+
+def _word_at(text: str, start: int, end: int) -> tuple[int, int]:
+    """``[start, end)`` widened to the whole token(s) it touches."""
+    while start > 0 and _inside(text, start):
+        start -= 1
+    while end < len(text) and _inside(text, end):
+        end += 1
+    return start, end
+
+
+def _token(text: str, pos: int) -> tuple[int, int]:
+    """The token holding the character at ``pos``."""
+    if not 0 <= pos < len(text) or text[pos].isspace():
+        return pos, pos
+    return _word_at(text, pos, pos + 1)
+
+
+def _sentence_part(dropped: str) -> str:
+    """The part of a dropped stretch that belongs to the quoted sentence(s).
+
+    An elision that runs past a sentence end drops whole sentences there;
+    only the stretch up to the first end (``head``), or after the last one
+    (``tail``), is still inside a sentence the quote shows.
+    """
+    ends = list(_SENTENCE_END.finditer(dropped))
+    if not ends:
+        return dropped
+    return dropped[: ends[0].start()] + " " + dropped[ends[-1].end() :]
+
+
+def _check_insertion(inserted: str, quoted: str, source: str, glued: bool) -> tuple[str, str] | None:
+    """Policy for one insertion: ``quoted`` is the word(s) it forms, ``source`` what it replaces there."""
+    if _negations(inserted) != _negations(source) or any(
+        _affix_flip(q, s) for q in _WORDS.findall(quoted) for s in _WORDS.findall(source)
+    ):
+        return "SC311", f"insertion [{inserted}] turns {source.strip()!r} into {quoted.strip()!r}: it adds or removes a negation"
+    if _numbers(inserted) != _numbers(source) and not glued or glued and _numbers(quoted) != _numbers(source):
+        return "SC312", f"insertion [{inserted}] turns {source.strip()!r} into {quoted.strip()!r}: it changes a number"
+    return None
+
+
+def _check_marks(qp: QuotePattern, spans: list[tuple[int, int]], text: str, lo: int, hi: int) -> tuple[str, str] | None:
+    """The first editorial mark of a found chain that breaks the policy, as (code, detail)."""
+    segs = qp.segmented or ()
+    for k in range(1, len(segs)):
+        seg, prev = segs[k], segs[k - 1]
+        mark = seg.mark
+        if mark is None:
+            continue
+        a, b = spans[k - 1][1], spans[k][0]
+        dropped = text[a:b]
+        if mark.elided:
+            part = _sentence_part(dropped)
+            neg = _negations(part)
+            if neg:
+                word = next(iter(neg))
+                return "SC311", f"[...] drops {word!r} from {_clip(text[spans[k - 1][0] : spans[k][1]])}: it removes a negation"
+            before, after = text[spans[k - 1][0] : a], text[b : spans[k][1]]
+            if _NUMBER.search(before.split()[-1] if before.split() else "") and _NUMBER.match(after.split()[0] if after.split() else ""):
+                return "SC312", f"[...] joins two numbers: {_clip(before + dropped + after)}"
+        if mark.inserted:
+            if prev.glued_end and seg.glued_start:
+                return "SC310", f"insertion [{mark.inserted}] sits inside the word {_clip(text[slice(*_word_at(text, a, b))])}"
+            if seg.glued_start:
+                w0, w1 = _token(text, b)
+                found = _check_insertion(mark.inserted, mark.inserted + text[b:w1], text[w0:w1], True)
+            elif prev.glued_end:
+                w0, w1 = _token(text, a - 1)
+                found = _check_insertion(mark.inserted, text[w0:a] + mark.inserted, text[w0:w1], True)
+            else:
+                found = _check_insertion(mark.inserted, mark.inserted, dropped, False)
+            if found:
+                return found
+            if not dropped.strip():
+                return "SC310", f"insertion [{mark.inserted}] replaces nothing in the source: {_clip(text[spans[k - 1][0] : spans[k][1]])}"
+    for mark, at_start in ((qp.lead, True), (qp.tail, False)):
+        if mark is None or not mark.inserted:
+            continue
+        seg = segs[0] if at_start else segs[-1]
+        edge = spans[0][0] if at_start else spans[-1][1]
+        glued = seg.glued_start if at_start else seg.glued_end
+        if glued:
+            w0, w1 = _token(text, edge if at_start else edge - 1)
+            replaced = text[w0:edge] if at_start else text[edge:w1]
+            quoted = mark.inserted + text[edge:w1] if at_start else text[w0:edge] + mark.inserted
+            found = _check_insertion(mark.inserted, quoted, text[w0:w1], True)
+        else:
+            replaced = _neighbour_words(text, edge, len(mark.inserted.split()) or 1, at_start, lo, hi)
+            found = _check_insertion(mark.inserted, mark.inserted, replaced, False)
+        if found:
+            return found
+        if not replaced.strip():
+            where = "before" if at_start else "after"
+            return "SC310", f"insertion [{mark.inserted}] replaces nothing in the source {where} {_clip(text[spans[0][0] : spans[-1][1]])}"
+    return None
+
+
+def _neighbour_words(text: str, edge: int, count: int, before: bool, lo: int, hi: int) -> str:
+    """Up to ``count`` words next to ``edge`` inside the same sentence (what a leading or trailing insertion replaces)."""
+    if before:
+        stretch = text[max(lo, edge - INSERTION_SPAN) : edge]
+        ends = list(_SENTENCE_END.finditer(stretch))
+        if ends:
+            stretch = stretch[ends[-1].end() :]
+        words = stretch.split()
+        return " ".join(words[-count:]) if words else ""
+    stretch = text[edge : min(hi, edge + INSERTION_SPAN)]
+    end = _SENTENCE_END.search(stretch)
+    if end:
+        stretch = stretch[: end.start()]
+    words = stretch.split()
+    return " ".join(words[:count])
+
+
+def _clip(text: str, width: int = 60) -> str:
+    text = " ".join(text.split())
+    return repr(text if len(text) <= width else text[: width - 3] + "...")
+
+
+def find_exact(qp: QuotePattern, text: str, lo: int = 0, hi: int | None = None) -> Hit | None:
+    """The quote in ``text[lo:hi]``: literal first, then segments (with the editorial policy).
+
+    A match must begin and end on token boundaries (see :func:`_whole_words`).
     """
     end = len(text) if hi is None else hi
     best = -1
@@ -253,16 +517,22 @@ def find_exact(qp: QuotePattern, text: str, lo: int = 0, hi: int | None = None) 
         if i != -1 and (best == -1 or i < best):
             best, length = i, len(variant)
     if best != -1:
-        return best, best + length
-    return _find_segments(qp.segmented, text, lo, end) if qp.segmented else None
+        return Hit(best, best + length)
+    if not qp.segmented:
+        return None
+    spans = _find_segments(qp.segmented, text, lo, end)
+    if spans is None:
+        return None
+    return Hit(spans[0][0], spans[-1][1], _check_marks(qp, spans, text, lo, end))
 
 
-def _passage(ev: Evidence, text: str, ranges: list[Range]) -> str:
+def _passage(ev: Evidence, text: str, ranges: list[Range]) -> tuple[str, list[tuple[int, int]]]:
     """The normalized text of ``ranges``, in line order, as one string.
 
     Ranges that touch, overlap or are separated by blank lines only are one
     passage; between the others goes an omission mark, so a quote can span
     them only with an elision of its own (they are not adjacent in the source).
+    Also returns, for each part, its offset in the passage and in ``text``.
     """
     blocks: list[list[int]] = []
     for r in sorted(ranges, key=lambda r: (r.start, r.end)):
@@ -270,8 +540,32 @@ def _passage(ev: Evidence, text: str, ranges: list[Range]) -> str:
             blocks[-1][1] = max(blocks[-1][1], r.end)
         else:
             blocks.append([r.start, r.end])
-    parts = (text[a:b].strip(" ") for a, b in (ev.norm_span(first, last) for first, last in blocks))
-    return f" {_OMISSION} ".join(parts)
+    parts: list[str] = []
+    offsets: list[tuple[int, int]] = []
+    size = 0
+    sep = f" {_OMISSION} "
+    for first, last in blocks:
+        a, b = ev.norm_span(first, last)
+        piece = text[a:b]
+        stripped = piece.lstrip(" ")
+        a += len(piece) - len(stripped)
+        piece = stripped.rstrip(" ")
+        if parts:
+            size += len(sep)
+        offsets.append((size, a))
+        parts.append(piece)
+        size += len(piece)
+    return sep.join(parts), offsets
+
+
+def _passage_lines(ev: Evidence, norm: Normalized, offsets: list[tuple[int, int]], hit: Hit) -> tuple[int, int]:
+    """Lines of a hit in a passage built by :func:`_passage`."""
+
+    def back(i: int) -> int:
+        base = max((o for o in offsets if o[0] <= i), default=offsets[0])
+        return base[1] + (i - base[0])
+
+    return _lines(ev, norm, (back(hit.start), back(max(hit.end - 1, hit.start)) + 1))
 
 
 def _lines(ev: Evidence, norm: Normalized, span: tuple[int, int]) -> tuple[int, int]:
@@ -280,15 +574,29 @@ def _lines(ev: Evidence, norm: Normalized, span: tuple[int, int]) -> tuple[int, 
     return ev.file.line_of(start), ev.file.line_of(max(end - 1, start))
 
 
-def word_diff(quoted: str, found: str, context: int = 3) -> str:
-    """A compact word diff: ``[-quoted-]{+source+}`` with a little context."""
+def word_diff(quoted: str, found: str, context: int = 3, trim: bool = False) -> str:
+    """A compact word diff: ``[-quoted-]{+source+}`` with a little context.
+
+    With ``trim``, ``found`` is a stretch of the source around the quote:
+    source words before the quote's first word and after its last are not
+    differences, so they are left out rather than shown as insertions.
+    """
     a, b = quoted.split(), found.split()
     out: list[str] = []
     # Compare words without their edge punctuation: a quote may end before
     # the source's full stop without that being a difference worth showing.
     keys_a = [w.strip(_EDGE) for w in a]
     keys_b = [w.strip(_EDGE) for w in b]
-    ops = difflib.SequenceMatcher(a=keys_a, b=keys_b, autojunk=False).get_opcodes()
+    ops = _word_opcodes(keys_a, keys_b)
+    if trim:
+        # Keep only the source words facing the quote: as many before the
+        # first equal run as the quote has there, and as many after the last.
+        equal = [op for op in ops if op[0] == "equal"]
+        if equal:
+            lo = max(0, equal[0][3] - equal[0][1])
+            hi = min(len(b), equal[-1][4] + (len(a) - equal[-1][2]))
+            b, keys_b = b[lo:hi], keys_b[lo:hi]
+            ops = _word_opcodes(keys_a, keys_b)
     for k, (tag, i1, i2, j1, j2) in enumerate(ops):
         if tag == "equal":
             words = a[i1:i2]
@@ -305,20 +613,107 @@ def word_diff(quoted: str, found: str, context: int = 3) -> str:
     return " ".join(out)
 
 
+def _word_opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """Opcodes turning word list ``a`` into ``b``; rapidfuzz past :data:`DIFF_WORDS` (difflib is quadratic)."""
+    if len(a) <= DIFF_WORDS and len(b) <= DIFF_WORDS:
+        return [tuple(op) for op in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()]  # type: ignore[misc]
+    from rapidfuzz.distance import Indel
+
+    ops: list[tuple[str, int, int, int, int]] = []
+    for op in Indel.opcodes(a, b):
+        tag = op.tag
+        if ops and ops[-1][0] in ("delete", "insert") and tag in ("delete", "insert") and ops[-1][0] != tag:
+            prev = ops.pop()
+            ops.append(("replace", prev[1], op.src_end, prev[3], op.dest_end))
+        else:
+            ops.append((tag, op.src_start, op.src_end, op.dest_start, op.dest_end))
+    return ops
+
+
 def _fuzzy(qp: QuotePattern, text: str, lo: int, hi: int) -> tuple[float, tuple[int, int]] | None:
+    """Best alignment of the quote in ``text[lo:hi]`` scoring at least the threshold.
+
+    Short quotes are aligned over the whole region (rapidfuzz's partial
+    alignment, linear in the region for a bounded quote). A longer quote
+    costs that alignment its length squared per window, so it is aligned
+    only inside the window of its own length that holds most of its words
+    (:func:`_closest`), and not at all past :data:`FUZZY_CAP`.
+    """
     if hi <= lo:
         return None
     from rapidfuzz import fuzz  # only quotes that failed to match pay for the import
 
-    res = fuzz.partial_ratio_alignment(qp.fuzzy_text, text[lo:hi], score_cutoff=ALTERED_THRESHOLD)
-    if res is None:
+    quote = qp.fuzzy_text
+    if len(quote) <= FUZZY_FULL:
+        res = fuzz.partial_ratio_alignment(quote, text[lo:hi], score_cutoff=ALTERED_THRESHOLD)
+        if res is None:
+            return None
+        start, end = lo + res.dest_start, lo + res.dest_end
+        score = res.score
+    elif len(quote) <= FUZZY_CAP:
+        near = _closest(quote, text, lo, hi)
+        if near is None:
+            return None
+        slack = len(quote) // 4 + 20
+        w0, w1 = max(lo, near[0] - slack), min(hi, near[1] + slack)
+        start, end = _align(quote, text, w0, w1)
+        score = fuzz.ratio(quote, text[start:end])
+        if score < ALTERED_THRESHOLD:
+            return None
+    else:
         return None
-    a, b = _word_bounds(text, lo + res.dest_start, lo + res.dest_end, qp.fuzzy_text)
-    if a < lo + res.dest_start or b > lo + res.dest_end:
+    a, b = _word_bounds(text, start, end, quote)
+    if a < start or b > end:
         # Widened to a whole source word the quote cut short ("can" of
-        # "cannot"): the alignment's own score (100) would hide the change.
-        return fuzz.ratio(qp.fuzzy_text, text[a:b]), (a, b)
-    return res.score, (a, b)
+        # "can't"): the alignment's own score (100) would hide the change.
+        return fuzz.ratio(quote, text[a:b]), (a, b)
+    return score, (a, b)
+
+
+def _align(quote: str, text: str, lo: int, hi: int) -> tuple[int, int]:
+    """The stretch of ``text[lo:hi]`` an indel alignment matches to ``quote``."""
+    from rapidfuzz.distance import Indel
+
+    blocks = [blk for blk in Indel.opcodes(quote, text[lo:hi]).as_matching_blocks() if blk.size]
+    if not blocks:
+        return lo, lo
+    return lo + blocks[0].b, lo + blocks[-1].b + blocks[-1].size
+
+
+def _closest(quote: str, text: str, lo: int, hi: int) -> tuple[int, int, int, int] | None:
+    """The stretch of ``text[lo:hi]``, as long as the quote in words, holding most of its words.
+
+    Returns ``(start, end, words held, words in the quote)`` or None when no
+    word of the quote is there. One pass over the region with a sliding
+    window of word counts: linear in the region plus the quote.
+    """
+    need = Counter(w.strip(_EDGE) for w in quote.split())
+    need.pop("", None)
+    size = sum(need.values())
+    if not size:
+        return None
+    spans = [(m.start(), m.end(), m.group().strip(_EDGE)) for m in re.finditer(r"\S+", text[lo:hi])]
+    have: Counter[str] = Counter()
+    held = best = 0
+    best_at = -1
+    for k, (_, _, w) in enumerate(spans):
+        if w in need:
+            if have[w] < need[w]:
+                held += 1
+            have[w] += 1
+        if k >= size:
+            old = spans[k - size][2]
+            if old in need:
+                have[old] -= 1
+                if have[old] < need[old]:
+                    held -= 1
+        if held > best:
+            best, best_at = held, k
+    if best == 0:
+        return None
+    first = max(0, best_at - size + 1)
+    inside = [sp for sp in spans[first : best_at + 1] if sp[2] in need]
+    return lo + inside[0][0], lo + inside[-1][1], best, size
 
 
 def _word_bounds(text: str, start: int, end: int, quote: str = "") -> tuple[int, int]:
@@ -335,7 +730,7 @@ def _word_bounds(text: str, start: int, end: int, quote: str = "") -> tuple[int,
     if 0 < start < end and text[start - 1].isalnum() and text[start].isalnum():
         space = text.find(" ", start, end)
         if words and text[start : space if space != -1 else end] == words[0]:
-            while start > 0 and text[start - 1].isalnum():
+            while start > 0 and _inside(text, start):
                 start -= 1
         else:
             start = space + 1 if space != -1 else start
@@ -344,13 +739,25 @@ def _word_bounds(text: str, start: int, end: int, quote: str = "") -> tuple[int,
     if start < end < len(text) and text[end - 1].isalnum() and text[end].isalnum():
         space = text.rfind(" ", start, end)
         if words and text[space + 1 : end] == words[-1]:
-            while end < len(text) and text[end].isalnum():
+            while end < len(text) and _inside(text, end):
                 end += 1
         else:
             end = space if space > start else end
     while end > start and text[end - 1] == " ":
         end -= 1
     return start, end
+
+
+def _context(text: str, start: int, end: int, words: int = 2) -> str:
+    """``text[start:end]`` with up to ``words`` whole words more on each side (for a trimmed diff)."""
+    a = start
+    for _ in range(words + 1):
+        a = text.rfind(" ", 0, max(a - 1, 0)) + 1 if a > 0 else 0
+    b = end
+    for _ in range(words + 1):
+        nxt = text.find(" ", min(b + 1, len(text)))
+        b = len(text) if nxt == -1 else nxt
+    return text[a:b]
 
 
 def locate(quote: str, ev: Evidence, anchors: list[list[Range]]) -> Match:
@@ -369,18 +776,13 @@ def locate(quote: str, ev: Evidence, anchors: list[list[Range]]) -> Match:
     text = whole.text
     valid = [[r for r in ranges if 1 <= r.start <= r.end <= total] for ranges in anchors]
     valid = [v for v in valid if v]
-    for ranges in valid:
-        if len(ranges) == 1:
-            if find_exact(qp, text, *ev.norm_span(ranges[0].start, ranges[0].end)):
-                return Match("verified")
-        elif find_exact(qp, _passage(ev, text, ranges)):
-            return Match("verified")
-    if len(valid) > 1 and find_exact(qp, _passage(ev, text, [r for v in valid for r in v])):
-        return Match("verified")
-
-    span = find_exact(qp, text)
-    if span:
-        return Match("moved", _lines(ev, whole, span))
+    found = _exact(qp, ev, whole, valid)
+    if found is None:
+        joined = _unhyphenated(qp, ev.file.text)
+        if joined is not None:
+            found = _exact(joined, ev, whole, valid)
+    if found is not None:
+        return found
 
     best: tuple[float, tuple[int, int]] | None = None
     if valid:
@@ -392,7 +794,93 @@ def locate(quote: str, ev: Evidence, anchors: list[list[Range]]) -> Match:
         if got and (best is None or got[0] > best[0] + 1e-9):
             best = got
     if best is None:
-        return Match("notfound")
+        near = _closest(qp.fuzzy_text, text, 0, len(text))
+        if near is None:
+            return Match("notfound", words=len(qp.fuzzy_text.split()))
+        start, end, held, size = near
+        return Match("notfound", _lines(ev, whole, (start, end)), float(held), text[start:end], words=size)
     score, span = best
-    found = text[span[0] : span[1]]
-    return Match("altered", _lines(ev, whole, span), round(score, 1), word_diff(qp.fuzzy_text, found))
+    around = _context(text, span[0], span[1])
+    keys = {w.strip(_EDGE) for w in qp.fuzzy_text.split()}
+    if any(w.strip(_EDGE) in keys for w in around.split()):
+        diff = word_diff(qp.fuzzy_text, around, trim=True)
+    else:
+        diff = word_diff(qp.fuzzy_text, text[span[0] : span[1]])  # no word in common: the aligned stretch alone
+    return Match("altered", _lines(ev, whole, span), round(score, 1), diff)
+
+
+def _exact(qp: QuotePattern, ev: Evidence, whole: Normalized, valid: list[list[Range]]) -> Match | None:
+    """Verified, moved or marks when the quote is in the file as written; None otherwise."""
+    text = whole.text
+    broken: Match | None = None  # found at the cited lines, but a mark breaks the policy
+    for ranges in valid:
+        if len(ranges) == 1:
+            lo, hi = ev.norm_span(ranges[0].start, ranges[0].end)
+            hit = find_exact(qp, text, lo, hi)
+            hit_lines = _lines(ev, whole, (hit.start, hit.end)) if hit else None
+        else:
+            passage, offsets = _passage(ev, text, ranges)
+            hit = find_exact(qp, passage)
+            hit_lines = _passage_lines(ev, whole, offsets, hit) if hit else None
+        if hit and hit.problem is None:
+            return Match("verified")
+        if hit and broken is None:
+            broken = _broken(hit, hit_lines)
+    if len(valid) > 1:
+        passage, offsets = _passage(ev, text, [r for v in valid for r in v])
+        hit = find_exact(qp, passage)
+        if hit and hit.problem is None:
+            return Match("verified")
+        if hit and broken is None:
+            broken = _broken(hit, _passage_lines(ev, whole, offsets, hit))
+    if broken is not None:
+        return broken
+    hit = find_exact(qp, text)
+    if hit:
+        lines = _lines(ev, whole, (hit.start, hit.end))
+        return Match("moved", lines) if hit.problem is None else _broken(hit, lines)
+    return None
+
+
+# A word broken by a hyphen at the end of a line (PDF text): "dis-" / "tributions".
+_LINE_HYPHEN = re.compile(r"([^\W\d_]+)-[ \t]*\r?\n[ \t>]*([^\W\d_]+)")
+_QUOTE_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?")
+
+
+@lru_cache(maxsize=64)
+def _line_hyphens(source: str) -> dict[str, str]:
+    """Words the evidence breaks with a hyphen at a line end: whole spelling -> normalized spelling.
+
+    Both ``distributions`` and ``dis-tributions`` map to ``dis- tributions``,
+    how the evidence reads once the line break is a space.
+    """
+    found: dict[str, str] = {}
+    for m in _LINE_HYPHEN.finditer(source):
+        left, right = m.group(1), m.group(2)
+        spaced = f"{left}- {right}"
+        found[left + right] = spaced
+        found[f"{left}-{right}"] = spaced
+    return found
+
+
+def _unhyphenated(qp: QuotePattern, source: str) -> QuotePattern | None:
+    """The quote with each word the evidence hyphenates at a line break spelled as the evidence does.
+
+    The join applies only where the evidence breaks that word at a line end;
+    anywhere else ``dis- tributions`` and ``distributions`` stay different.
+    """
+    if "-" not in source:
+        return None
+    hyphens = _line_hyphens(source)
+    if not hyphens:
+        return None
+    changed = _QUOTE_WORD.sub(lambda m: hyphens.get(m.group(), m.group()), qp.text)
+    if changed == qp.text:
+        return None
+    return compile_quote(changed)
+
+
+def _broken(hit: Hit, lines: tuple[int, int] | None) -> Match:
+    assert hit.problem is not None
+    code, detail = hit.problem
+    return Match("marks", lines, code=code, detail=detail)

@@ -55,6 +55,10 @@ _ALL = [
         Code("SC305", _E, "quote cites a footnote that has no cache link"),
         Code("SC306", _E, "quote from an evidence file of kind notes"),
         Code("SC307", _E, "quote holds text that cannot be verified"),
+        # Editorial marks (matching.py, _check_marks)
+        Code("SC310", _E, "editorial insertion replaces nothing or sits inside a word"),
+        Code("SC311", _E, "editorial mark adds or removes a negation"),
+        Code("SC312", _E, "editorial mark changes a number"),
         # Evidence files
         Code("SC401", _E, "evidence file has no front matter"),
         Code("SC402", _E, "evidence front matter is invalid"),
