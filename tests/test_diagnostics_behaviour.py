@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
+import warnings
 
 import numpy as np
 import pytest
@@ -300,3 +302,27 @@ def test_ppo_first_ratio_is_one_to_rounding_and_not_with_dropout():
     text = (zoo.ROOT / "rl" / "SKILL.md").read_text(encoding="utf-8")
     assert "must be exactly 1" not in text
     assert "dropout in the policy network" in text
+
+
+# --- the smoke test of refs/diagnostics.md, as the document says to run it ---------------------
+
+def test_smoke_test_block_runs_and_shows_what_the_text_expects():
+    """All diagnostic blocks pasted into one namespace, then the smoke-test block."""
+    text = zoo.DIAGNOSTICS_MD.read_text(encoding="utf-8")
+    smoke = re.search(r"## Smoke test on a toy model.*?```python\n(.*?)```", text, re.DOTALL).group(1)
+    namespace: dict = {"__name__": "diagnostics_md_smoke"}
+    for name, source in zoo.diagnostic_sources().items():
+        exec(compile(source, f"{zoo.DIAGNOSTICS_MD}#{name}", "exec"), namespace)  # noqa: S102
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exec(compile(smoke, f"{zoo.DIAGNOSTICS_MD}#smoke-test", "exec"), namespace)  # noqa: S102
+    printed = out.getvalue()
+    assert re.search(r"\[overfit_one_batch\] loss [\d.]+ -> 0\.00\d+ .* reached", printed)
+    assert "[torch_warnings] 1 distinct UserWarning(s) from PyTorch" in printed
+    assert "Detected call of `lr_scheduler.step()` before `optimizer.step()`" in printed
+    mixing = re.findall(r"\[batch_independence_check\] mode=(\w+).*\n  (gradient leaks|no gradient)", printed)
+    assert mixing == [("train", "gradient leaks"), ("eval", "no gradient"), ("train", "gradient leaks")]
+    poison = re.findall(r"\[nan_poison_tracer\] mode=(\w+).*\n  (NaN reached|no other sample)", printed)
+    assert poison == [("train", "NaN reached"), ("eval", "no other sample")]
+    assert "[find_first_nonfinite] first non-finite output: 1 (LogOfLinear); inputs already non-finite: False" in printed
