@@ -416,13 +416,17 @@ class _Builder:
         self.doc.definitions.append(definition)
         return definition
 
-    def content_position(self, token_map: list[int] | None) -> tuple[int, int]:
-        """Line and column of a block's first character after its ``>`` markers."""
-        start, _ = self.block_span(token_map)
+    def content_position(self, tok: Token) -> tuple[int, int]:
+        """Line and column where a block inside a blockquote starts (its fence, tag or code)."""
+        start, _ = self.block_span(tok.map)
         line, _ = _position(self.file, start)
         text = self.file.line(line)
-        m = re.match(r"[ \t>]*", text)
-        return line, (m.end() if m else 0) + 1
+        needle = tok.markup if tok.type == "fence" else tok.content.strip().split("\n", 1)[0]
+        col = text.find(needle) if needle else -1
+        if col < 0:
+            m = re.match(r"[ \t>]*", text)
+            col = m.end() if m else 0
+        return line, col + 1
 
     def blockquote(self, tokens: list[Token], i: int, lead_in: list[str]) -> int:
         """Handle a whole blockquote; return the index after its close."""
@@ -450,11 +454,11 @@ class _Builder:
                 if tok.type == "fence":
                     self.fence(tok)
                 if tok.content.strip():
-                    hidden.append(Located("code block", *self.content_position(tok.map)))
+                    hidden.append(Located("code block", *self.content_position(tok)))
             elif tok.type == "html_block":
                 self.doc.slugs.update(_HTML_ID.findall(tok.content))
                 if _COMMENTS.sub("", tok.content).strip():  # a comment alone is never shown
-                    hidden.append(Located("HTML block", *self.content_position(tok.map)))
+                    hidden.append(Located("HTML block", *self.content_position(tok)))
             j += 1
         start, _ = self.block_span(open_tok.map)
         line, col = _position(self.file, start)
@@ -483,12 +487,17 @@ class _Builder:
         found: list[tuple[list[str], tuple[int, int]]] = []  # per piece: labels, where the next one starts
         current: list[str] = []
         for p in paragraphs:
+            if found and not " ".join(current).strip():
+                # The previous piece ended its paragraph: the next one starts here.
+                found[-1] = (found[-1][0], _position(self.file, p.start))
             position = 0
             for first, last in ref_groups(p.plain, p.refs):
                 current.append(p.plain[position : p.refs[first][0]])
                 texts.append(" ".join(t for t in current if t.strip()))
                 current = []
                 label_end = p.ref_offsets[last] + len(p.refs[last][1]) + 3  # past ``[^label]``
+                while label_end < len(self.text) and self.text[label_end] in " \t":
+                    label_end += 1
                 found.append(([label for _, label in p.refs[first : last + 1]], _position(self.file, label_end)))
                 position = p.refs[last][0]
             current.append(p.plain[position:])

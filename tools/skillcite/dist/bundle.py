@@ -207,6 +207,9 @@ def _prepare(checker: Checker, prov: Provenance, rel: str, files: list[str], pre
     doc = parse_document(path, rel, file, checker.is_cache_for(path))
     if doc.too_deep:  # markdown-it left the rest of a block unparsed: never ship it unchecked (SC002)
         raise InputError(f"{path}:{doc.too_deep[0].line}: nested more than {doc.too_deep[0].value} levels deep; run skillcite check")
+    if doc.front_matter_error is not None:  # SC003: never guess what unreadable front matter meant
+        problem = doc.front_matter_error
+        raise InputError(f"{path}:{problem.line}: front matter cannot be read: {problem.value}")
     blank = _BLANK_LINES.match(text, split_front_matter(file).body_offset)
     body = blank.end() if blank else 0
     edits: list[Edit] = [(0, body, "")] if body else []

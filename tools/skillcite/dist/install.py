@@ -106,6 +106,8 @@ def skills_folder(agent: str, scope: str, dest: Path | None) -> Path:
 def find_skills(root: Path, config: Config) -> list[Skill]:
     """The main skill, then every top-level folder with a ``SKILL.md`` (sorted)."""
     fm = split_front_matter(read_text(root / "SKILL.md"))
+    if fm.error:  # the same problem check reports as SC003
+        raise InputError(f"{root / 'SKILL.md'}: front matter cannot be read: {fm.error}")
     main = fm.data.get("name") if fm.data else None
     if not isinstance(main, str) or len(main) > 64 or not _NAME.fullmatch(main):
         raise InputError(f"{root / 'SKILL.md'}: name {main!r} is not a valid skill name (a-z, 0-9, single hyphens)")

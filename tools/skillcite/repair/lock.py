@@ -33,6 +33,10 @@ def relock_text(text: str) -> tuple[str, str, bool]:
     fm = split_front_matter(tf)
     if fm.end_line == 0:
         raise InputError("no YAML front matter to hold the lock")
+    for key, _, first in fm.duplicates[:1]:
+        # YAML keeps the last of two equal keys, this function edits the first
+        # sha256 line: an ambiguous file is never locked (check reports SC402).
+        raise InputError(f"key {key!r} is given twice (first at line {first}); remove one, then lock")
     digest = lock_sha256(tf, fm)  # the sha256 line itself is not covered, so writing it keeps the lock
     head_end = tf.line_starts[fm.end_line - 1]
     head = text[:head_end]
