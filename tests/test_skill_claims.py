@@ -81,25 +81,37 @@ def test_first_fifteen_minutes_counts_equal_the_evidence_tables():
         f"catch {len(runtime | static)} of the {n} (searches {len(static)}, run-time checks {len(runtime)})",
         f"Overfitting catches {per_check['overfit_one_batch']}, {len(caught_by['overfit_one_batch'] - static)} of them missed by every search",
         f"`gradient_flow` catches {per_check['gradient_flow']} of those {per_check['overfit_one_batch']}",
-        f"attached: {per_check['UpdateRatioLogger']} and {per_check['torch_warnings']},",
+        "attached, then `module_absmax` on its last batches: "
+        + ", ".join(str(per_check[c]) for c in ("UpdateRatioLogger", "torch_warnings", "ActivationStatsLogger"))
+        + f" and {per_check['module_absmax']}.",
+        f"`eval_path_check` ({per_check['eval_path_check']}: "
+        + ", ".join(f"`{b}`" for b in sorted(caught_by["eval_path_check"])) + ")",
+        f"`preprocessing_leak_check` ({per_check['preprocessing_leak_check']}: the two scalers fitted before the split)",
+        f"the run-time checks catch {len(runtime - static)} that no search flags, the searches {len(static - runtime)} that",
     ]
     for phrase in expected:
         assert phrase in flat, f"SKILL.md should say {phrase!r} (computed from the evidence tables)"
     assert caught_by["gradient_flow"] <= caught_by["overfit_one_batch"]
     missed = ", ".join(f"`{b}`" for b in sorted(caught_by["overfit_one_batch"] - static))
     assert f"every search ({missed})" in flat
-    # step 2 and 6: checks that catch nothing in the zoo are said to
+    # steps 2 and 7: checks that catch nothing in the zoo are said to
     assert per_check["data_sanity"] == 0 and "`data_sanity` flags no zoo bug" in flat
     assert per_check["loss_at_init"] == 0 and f"it flags none of the {n}" in flat
     # the bugs nothing catches are named, and nothing else is
     nothing = sorted(bugs - runtime - static)
     assert f"the two bugs nothing catches, {' and '.join(f'`{b}`' for b in nothing)}," in flat
-    # step 4: the loop-only bugs are caught by the loop's logger and by no isolated check
+    # step 4: the loop-only bugs are caught by the loop's loggers and by no isolated check
     isolated = {"overfit_one_batch", "gradient_flow", "loss_at_init", "batch_independence_check"}
     for bug in ("encoder_under_no_grad", "zero_grad_before_step"):
         assert "UpdateRatioLogger" in rt[bug] and not rt[bug] & isolated
-    # step 5: one new catch each, after steps 1-4
-    before = static.union(*(caught_by[c] for c in ("overfit_one_batch", "gradient_flow", "UpdateRatioLogger", "torch_warnings")))
+    assert rt["missing_zero_grad"] == {"module_absmax"}
+    # step 5: both checks confirm what the searches flag, and only that
+    assert caught_by["eval_path_check"] <= static
+    assert caught_by["preprocessing_leak_check"] == {"scaler_before_split", "target_scaled_before_split"} <= static
+    # step 6: one new catch each, after steps 1-5
+    earlier = ("overfit_one_batch", "gradient_flow", "UpdateRatioLogger", "torch_warnings", "ActivationStatsLogger",
+               "module_absmax", "eval_path_check", "preprocessing_leak_check")
+    before = static.union(*(caught_by[c] for c in earlier))
     assert caught_by["batch_independence_check"] - before == {"view_not_permute"}
     assert caught_by["class_balance"] - before == {"class_imbalance_constant"}
 
