@@ -170,7 +170,7 @@ def big_file_seconds(megabytes: int) -> float:
 
 def importtime() -> str:
     out = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", "import skillcite.cli.app, skillcite.check.checker"],
+        [sys.executable, "-X", "importtime", "-c", "import skillcite.cli.app, skillcite.check.run"],
         capture_output=True, text=True,
     ).stderr
     heavy = [line for line in out.splitlines() if any(m in line for m in ("requests", "trafilatura"))]

@@ -384,7 +384,7 @@ def test_help_has_an_example() -> None:
 
 def test_importing_the_new_commands_skips_requests_and_trafilatura() -> None:
     code = (
-        "import sys, skillcite.dist.bundle, skillcite.dist.install\n"
+        "import sys, skillcite.dist.bundle, skillcite.dist.install, skillcite.cli.bundle, skillcite.cli.install\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('requests', 'trafilatura'))\n"
         "assert not bad, bad\n"
     )

@@ -194,3 +194,48 @@ def test_dangling_symlink_document_exits_2(pkg: Package) -> None:
     r = run("check", str(pkg.root))
     assert r.exit_code == 2
     assert r.output.strip() == f"skillcite: error: {pkg.root / 'broken.md'}: no such file"
+
+
+# --- internal errors: exit 3, one line, no traceback ----------------------------
+
+_BOOM = (
+    "import sys, skillcite.check.run as run\n"
+    "def boom(*args, **kwargs):\n"
+    "    raise ZeroDivisionError('injected fault')\n"
+    "run.check = boom\n"
+    "from skillcite.cli import main\n"
+    "main(['check', sys.argv[1]])\n"
+)
+
+
+def _boom(root: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    # The fault is injected by replacing the library's check: no real input
+    # may crash skillcite, so none can stand in for a bug here.
+    return subprocess.run(
+        [sys.executable, "-c", _BOOM, str(root)], capture_output=True, text=True, check=False, env={**os.environ, **env}
+    )
+
+
+def test_internal_error_exits_3_with_one_line_and_no_traceback(pkg: Package) -> None:
+    r = _boom(pkg.root, SKILLCITE_TRACEBACK="")
+    assert r.returncode == 3
+    assert r.stdout == ""
+    assert r.stderr == (
+        "skillcite: internal error: ZeroDivisionError: injected fault. This is a bug in skillcite: "
+        "please report it with the command you ran (set SKILLCITE_TRACEBACK=1 to see the traceback).\n"
+    )
+
+
+def test_internal_error_traceback_on_request(pkg: Package) -> None:
+    r = _boom(pkg.root, SKILLCITE_TRACEBACK="1")
+    assert r.returncode == 1  # Python's own status for an uncaught exception
+    assert "Traceback (most recent call last)" in r.stderr and "ZeroDivisionError: injected fault" in r.stderr
+
+
+def test_library_errors_map_to_their_exit_status(pkg: Package) -> None:
+    r = run("check", str(pkg.root / "nowhere"))
+    assert r.exit_code == 2
+    assert r.output == f"skillcite: error: {pkg.root / 'nowhere'}: no such directory\n"
+    (pkg.root / "pyproject.toml").write_text("[tool.skillcite]\nevidnce = 'x'\n")
+    r = run("check", str(pkg.root))
+    assert r.exit_code == 2 and r.output.startswith("skillcite: error: ") and r.output.count("\n") == 1

@@ -14,7 +14,7 @@ import yaml
 from click.testing import CliRunner
 from conftest import Package, evidence_text, line_of
 from skillcite.dist import install as install_module
-from skillcite.check.checker import Checker
+from skillcite.check import check
 from skillcite.cli.app import main
 from skillcite.core.config import Config
 from skillcite.check.document import local_target, parse_document
@@ -108,7 +108,7 @@ def assert_links_resolve(folder: Path, evidence: str) -> None:
                 assert (path.parent / local[0]).exists(), f"{path}: {link.value}"
         if path.name == "SKILL.md":
             assert doc.front_matter and doc.front_matter["name"] == path.parent.name
-    report = Checker(folder, Config(evidence=evidence)).run()
+    report = check(folder, Config(evidence=evidence))
     assert [d for d in report.diagnostics if d.code.startswith(CHECKED)] == []
 
 
@@ -284,9 +284,9 @@ def test_real_repository_installs_as_three_resolving_skills(tmp_path: Path) -> N
     assert_links_resolve(dest, "ml-debug/docs/evidence")
     # The whole strict check, every quote included, passes on the copy.
     plan = install_module.plan_install(ROOT, dest)
-    report = Checker(dest, install_module.installed_config(plan)).run()
+    report = check(dest, install_module.installed_config(plan))
     assert report.diagnostics == []
-    assert report.quotes_verified == Checker(ROOT).run().quotes_verified > 300
+    assert report.quotes_verified == check(ROOT).quotes_verified > 300
 
 
 def test_receipt_records_every_file_with_its_hash(tree: Package, tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from ..check.anchors import Range
-from ..check.checker import check
+from ..check.run import check
 from ..check.evidence import split_front_matter
 from ..core.config import Config
 from ..core.textio import BOM, TextFile, atomic_write, read_text, resolve

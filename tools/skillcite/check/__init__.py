@@ -1,5 +1,11 @@
-"""Parsing skill documents and evidence, matching quotes, and the rules of ``skillcite check``."""
+"""Parsing skill documents and evidence, matching quotes, and the rules of ``skillcite check``.
 
-from .checker import Report, check
+:class:`~skillcite.check.workspace.Workspace` loads and resolves; the rules in
+:mod:`skillcite.check.rules` yield diagnostics; :func:`check` composes them.
+"""
 
-__all__ = ["Report", "check"]
+from .report import QuoteOutcome, Report
+from .run import check, run_rules
+from .workspace import Workspace
+
+__all__ = ["QuoteOutcome", "Report", "Workspace", "check", "run_rules"]

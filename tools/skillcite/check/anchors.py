@@ -13,6 +13,7 @@ Accepted forms (DESIGN §3)::
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 # A Markdown inline link with an optional title; the target may be <bracketed>.
@@ -64,6 +65,7 @@ class CacheLink:
     fragment: str
     offset: int  # document offset of the link
     end: int  # document offset just after the link's closing parenthesis
+    text: str = ""  # the link text (``cache`` for a cache link by name)
     anchors: list[Anchor] = field(default_factory=list)
     errors: list[tuple[int, str]] = field(default_factory=list)  # (offset, message)
 
@@ -114,18 +116,17 @@ def split_target(target: str) -> tuple[str, str]:
     return path, fragment
 
 
-def find_cache_links(text: str, start: int, end: int, is_cache) -> list[CacheLink]:
-    """Cache links in ``text[start:end]`` (a footnote definition).
+def find_links(text: str, start: int, end: int) -> list[CacheLink]:
+    """Every link in ``text[start:end]`` (a footnote definition), with its anchor list.
 
-    ``is_cache(link_text, path)`` decides which links are cache links: the
-    caller knows the evidence folder and the document's location.
+    Which of them are cache links depends on where the document and the
+    evidence folder are, which parsing does not know: the workspace decides
+    (:meth:`skillcite.check.workspace.Workspace.select_cache_links`).
     """
     links: list[CacheLink] = []
     for m in LINK.finditer(text, start, end):
         path, fragment = split_target(m.group("target"))
-        if not is_cache(m.group("text"), path):
-            continue
-        link = CacheLink(path, fragment, m.start(), m.end())
+        link = CacheLink(path, fragment, m.start(), m.end(), m.group("text"))
         if fragment:
             ranges = parse_fragment(fragment)
             if ranges is None:
@@ -139,3 +140,8 @@ def find_cache_links(text: str, start: int, end: int, is_cache) -> list[CacheLin
             link.errors.extend(errors)
         links.append(link)
     return links
+
+
+def find_cache_links(text: str, start: int, end: int, is_cache: Callable[[str, str], bool]) -> list[CacheLink]:
+    """The links of :func:`find_links` for which ``is_cache(link_text, path)`` holds."""
+    return [link for link in find_links(text, start, end) if is_cache(link.text, link.target)]

@@ -22,11 +22,12 @@ from markdown_it.token import Token
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-from .anchors import CacheLink, find_cache_links
+from .anchors import CacheLink, find_links
 from .evidence import parse_yaml
 from ..core.textio import TextFile
 
 CODE = "\ue001"  # masks code characters in the scan text so they never delimit a quote
+IsCache = Callable[[str, str], bool]  # (link text, target) -> is it a cache link?
 _UNDEFINED_REF = re.compile(r"\[\^([A-Za-z0-9_-]+)\]")
 _CODE_SPAN = re.compile(r"(`+)[\s\S]*?(?<!`)\1(?!`)")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:|//")
@@ -70,14 +71,20 @@ def parser() -> MarkdownIt:
 
 @dataclass(slots=True)
 class FootnoteDef:
-    """A footnote definition: its label, position and cache links."""
+    """A footnote definition: its label, position and links.
+
+    Parsing records every link of the definition in :attr:`links`; which of
+    them are cache links is decided afterwards, from where the document and
+    the evidence folder are (:func:`select_cache_links`).
+    """
 
     label: str
     line: int
     column: int
     start: int  # document offsets of the definition's text
     end: int
-    cache_links: list[CacheLink] = field(default_factory=list)
+    links: list[CacheLink] = field(default_factory=list)  # every link, with its anchor list
+    cache_links: list[CacheLink] = field(default_factory=list)  # those the workspace took for cache links
 
 
 @dataclass(slots=True)
@@ -222,11 +229,10 @@ class _Paragraph:
 class _Builder:
     """Walks the token stream once and fills a :class:`Document`."""
 
-    def __init__(self, doc: Document, is_cache: Callable[[str, str], bool]) -> None:
+    def __init__(self, doc: Document) -> None:
         self.doc = doc
         self.file = doc.file
         self.text = doc.file.text
-        self.is_cache = is_cache
         self.slugs = SlugCounter()
 
     def block_span(self, token_map: list[int] | None) -> tuple[int, int]:
@@ -412,7 +418,7 @@ class _Builder:
         offset = head if head >= 0 else start
         line, col = _position(self.file, offset)
         definition = FootnoteDef(label, line, col, offset, end)
-        definition.cache_links = find_cache_links(self.text, offset, end, self.is_cache)
+        definition.links = find_links(self.text, offset, end)
         self.doc.definitions.append(definition)
         return definition
 
@@ -559,11 +565,12 @@ class _Builder:
         self.doc.slugs.add(self.slugs.add(inline))
 
 
-def parse_document(path: Path, rel: str, file: TextFile, is_cache) -> Document:
+def parse_document(path: Path, rel: str, file: TextFile, is_cache: IsCache | None = None) -> Document:
     """Parse ``file`` into a :class:`Document`.
 
-    ``is_cache(link_text, target)`` tells cache links from other links.
-    Front matter that cannot be read is recorded in
+    Parsing depends on the text alone. With ``is_cache(link_text, target)``,
+    the cache links of each definition are then selected from its links
+    (:func:`select_cache_links`); without it none are. Front matter that cannot be read is recorded in
     :attr:`Document.front_matter_error`, never raised.
     """
     doc = Document(path, rel, file)
@@ -571,11 +578,19 @@ def parse_document(path: Path, rel: str, file: TextFile, is_cache) -> Document:
     # index count only \n, so blank lone carriage returns out first.
     text = file.text.replace("\r\n", "\n").replace("\r", " ") if "\r" in file.text else file.text
     env: dict = {}
-    _Builder(doc, is_cache).build(parser().parse(text, env))
+    _Builder(doc).build(parser().parse(text, env))
     if TOO_DEEP in env:
         line = env[TOO_DEEP] + 1
         doc.too_deep.append(Located(str(parser().options.maxNesting), line, 1))
+    if is_cache is not None:
+        select_cache_links(doc, is_cache)
     return doc
+
+
+def select_cache_links(doc: Document, is_cache: IsCache) -> None:
+    """Set each definition's ``cache_links``: its links for which ``is_cache(text, target)`` holds."""
+    for d in doc.definitions:
+        d.cache_links = [link for link in d.links if is_cache(link.text, link.target)]
 
 
 def local_target(href: str) -> tuple[str, str] | None:

@@ -280,42 +280,46 @@ class Evidence:
         start, end = self.file.line_span(first, last)
         return not self.file.text[start:end].strip()
 
-    def validate(self) -> list[tuple[str, int, str]]:
-        """Check the front matter and lock: ``(code, line, message)`` triples."""
+    def validate(self) -> list[tuple[str, int, str, str]]:
+        """Check the front matter and lock: ``(code, line, message, subject)``.
+
+        The subject names what is wrong (``front matter``, a key such as
+        ``kind``, ``missing: license``), for the finding's identity.
+        """
         if self.file is None or self.front is None:
             return []
         fm = self.front
         if fm.error:
-            return [("SC402", fm.error_line, fm.error)]
+            return [("SC402", fm.error_line, fm.error, "front matter")]
         if fm.data is None:
-            return [("SC401", 1, "no YAML front matter (--- block with source, title, ...)")]
-        out: list[tuple[str, int, str]] = []
+            return [("SC401", 1, "no YAML front matter (--- block with source, title, ...)", "front matter")]
+        out: list[tuple[str, int, str, str]] = []
         data = fm.data
         line_of = _key_lines(self.file, fm.end_line)
         for key, line, first in fm.duplicates:
-            out.append(("SC402", line, f"key {key!r} is given twice (first at line {first}); YAML would keep only this one"))
+            out.append(("SC402", line, f"key {key!r} is given twice (first at line {first}); YAML would keep only this one", f"duplicate {key}"))
         missing = [k for k in REQUIRED_KEYS if data.get(k) in (None, "")]
         if missing:
-            out.append(("SC402", 1, "front matter lacks " + ", ".join(missing)))
+            out.append(("SC402", 1, "front matter lacks " + ", ".join(missing), "missing: " + ", ".join(missing)))
         kind = data.get("kind")
         if kind not in (None, "") and kind not in KINDS:
-            out.append(("SC402", line_of.get("kind", 1), f"kind {kind!r} is not one of {', '.join(KINDS)}"))
+            out.append(("SC402", line_of.get("kind", 1), f"kind {kind!r} is not one of {', '.join(KINDS)}", "kind"))
         retrieved = data.get("retrieved")
         if retrieved not in (None, "") and not _is_date(retrieved):
-            out.append(("SC402", line_of.get("retrieved", 1), f"retrieved {retrieved!r} is not a date (YYYY-MM-DD)"))
+            out.append(("SC402", line_of.get("retrieved", 1), f"retrieved {retrieved!r} is not a date (YYYY-MM-DD)", "retrieved"))
         source = data.get("source")
         if isinstance(source, str) and source and not re.match(r"https?://", source):
-            out.append(("SC402", line_of.get("source", 1), f"source {source!r} is not an http(s) URL"))
+            out.append(("SC402", line_of.get("source", 1), f"source {source!r} is not an http(s) URL", "source"))
         sha = data.get("sha256")
         if sha not in (None, ""):
             actual = self.lock_digest
             where = line_of.get("sha256", 1)
             if not isinstance(sha, str) or not _SHA.fullmatch(sha):
-                out.append(("SC403", where, f"sha256 {sha!r} is not a lock; run: skillcite lock {self.rel}"))
+                out.append(("SC403", where, f"sha256 {sha!r} is not a lock; run: skillcite lock {self.rel}", "sha256"))
             elif sha == body_sha256(self.file.text, fm.body_offset) and sha != actual:
-                out.append(("SC403", where, f"locked by an older skillcite that covered only the body; review the front matter, then run: skillcite lock {self.rel}"))
+                out.append(("SC403", where, f"locked by an older skillcite that covered only the body; review the front matter, then run: skillcite lock {self.rel}", "sha256"))
             elif sha != actual:
-                out.append(("SC403", where, f"file changed since its lock (sha256 {actual[:12]}..., locked {sha[:12]}...); review, then run: skillcite lock {self.rel}"))
+                out.append(("SC403", where, f"file changed since its lock (sha256 {actual[:12]}..., locked {sha[:12]}...); review, then run: skillcite lock {self.rel}", "sha256"))
         return out
 
     @property

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from .checker import Report
+from .report import Report
 from ..core.diagnostics import Diagnostic, Severity
 
 JSON_SCHEMA_VERSION = 1
@@ -88,6 +88,8 @@ def render_json(report: Report, diagnostics: list[Diagnostic]) -> str:
                 "code": d.code,
                 "severity": str(d.severity),
                 "message": d.message,
+                "subject": d.subject,
+                "key": d.key,
                 "fix": None if d.fix is None else {"line": d.fix.line, "replacement": d.fix.new},
             }
             for d in diagnostics

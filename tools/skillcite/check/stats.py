@@ -7,7 +7,7 @@ import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from .checker import check
+from .run import check
 
 _WORD = re.compile(r"\w+")
 

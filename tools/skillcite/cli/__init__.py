@@ -1,4 +1,4 @@
-"""The click command line, a thin layer over the library."""
+"""The click command line, a thin layer over the library (the only package that imports click)."""
 
 from .app import CONTEXT, fail, main
 

@@ -1,27 +1,50 @@
 """The ``skillcite`` command line: a thin click layer over the library.
 
-Exit status: 0 clean, 1 findings, 2 usage error or unreadable input.
+Exit status (docs/codes.md, "Exit status"): 0 clean, 1 findings, 2 usage
+error or unreadable input, 3 internal error. The library raises the typed
+errors of :mod:`skillcite.core.errors`; :class:`LazyGroup` maps them to a
+one-line message and their exit status, and any other exception (a bug) to
+one line asking for a bug report and exit status 3.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import importlib
+import os
 import sys
 from pathlib import Path
+from typing import Any, NoReturn
 
 import click
 
 from ..core.diagnostics import CODES, Diagnostic, Severity, matches_prefix
+from ..core.errors import EXIT_INTERNAL, EXIT_USAGE, SkillciteError
 from ..core.textio import InputError
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-def fail(message: str, status: int = 2) -> None:
+TRACEBACK_ENV = "SKILLCITE_TRACEBACK"  # set to 1 to see the traceback of an internal error
+
+
+def fail(message: str, status: int = EXIT_USAGE) -> NoReturn:
     """Print a one-line error and exit (2: usage or unreadable input)."""
     click.echo(f"skillcite: error: {message}", err=True)
     sys.exit(status)
+
+
+def internal_error(exc: BaseException) -> NoReturn:
+    """Report a bug in one line and exit 3 (a traceback only with SKILLCITE_TRACEBACK=1)."""
+    detail = (str(exc).splitlines() or [""])[0]
+    click.echo(
+        f"skillcite: internal error: {type(exc).__name__}{': ' + detail if detail else ''}. "
+        f"This is a bug in skillcite: please report it with the command you ran "
+        f"(set {TRACEBACK_ENV}=1 to see the traceback).",
+        err=True,
+    )
+    sys.exit(EXIT_INTERNAL)
 
 
 def _codes(value: str | None) -> tuple[str, ...]:
@@ -45,7 +68,7 @@ def filter_diagnostics(
         if ignore and matches_prefix(d.code, ignore):
             continue
         if strict and d.severity is Severity.WARNING:
-            d = Diagnostic(d.code, d.path, d.line, d.column, d.message, Severity.ERROR, d.fix)
+            d = dataclasses.replace(d, severity=Severity.ERROR)
         out.append(d)
     return out
 
@@ -55,10 +78,22 @@ class LazyGroup(click.Group):
 
     ``skillcite check`` must start fast and must never import requests or
     trafilatura, so commands living in their own modules are named here and
-    loaded on demand.
+    loaded on demand. It also maps errors to exit statuses (see the module).
     """
 
-    def __init__(self, *args, lazy: dict[str, str] | None = None, **kwargs) -> None:
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except SkillciteError as exc:
+            fail(str(exc), exc.exit_status)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except Exception as exc:  # a bug: one line and exit 3, never a traceback or a silent 1
+            if os.environ.get(TRACEBACK_ENV):
+                raise
+            internal_error(exc)
+
+    def __init__(self, *args: Any, lazy: dict[str, str] | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.lazy = dict(lazy or {})
 
@@ -73,12 +108,12 @@ class LazyGroup(click.Group):
 
 
 LAZY_COMMANDS = {
-    "bundle": "skillcite.dist.bundle:bundle",
+    "bundle": "skillcite.cli.bundle:bundle",
     "evidence": "skillcite.cli.adopt:evidence",
     "init": "skillcite.cli.adopt:init",
-    "install": "skillcite.dist.install:install",
-    "refresh": "skillcite.refresh.runner:refresh",
-    "uninstall": "skillcite.dist.uninstall:uninstall",
+    "install": "skillcite.cli.install:install",
+    "refresh": "skillcite.cli.refresh:refresh",
+    "uninstall": "skillcite.cli.install:uninstall",
 }
 
 
@@ -110,7 +145,7 @@ def check(root: Path, strict: bool, fmt: str, select: str | None, ignore: str | 
       skillcite check docs-site --select SC3 --format json
     """
     from ..check.cache import enabled
-    from ..check.checker import check as run_check
+    from ..check.run import check as run_check
     from ..check.output import RENDERERS
 
     try:

@@ -7,6 +7,7 @@ one with an example, and a test keeps that page and :data:`CODES` in step.
 from __future__ import annotations
 
 import enum
+import hashlib
 from dataclasses import dataclass, field
 
 
@@ -105,6 +106,12 @@ class Diagnostic:
 
     ``path`` is relative to the checked root and uses forward slashes; lines
     and columns are 1-based.
+
+    ``subject`` names what the finding is about, in words that survive edits
+    elsewhere in the file: the quote's text, the footnote label, the link
+    target, the anchor, the front-matter key. Together with ``code`` and
+    ``path`` it makes the finding's :attr:`identity`, which never contains
+    the message or a line number (see docs/codes.md, "Finding identity").
     """
 
     code: str
@@ -114,13 +121,37 @@ class Diagnostic:
     message: str
     severity: Severity = field(default=Severity.ERROR)
     fix: Fix | None = None
+    subject: str = ""
 
     @classmethod
     def make(
-        cls, code: str, path: str, line: int, column: int, message: str, fix: Fix | None = None
+        cls,
+        code: str,
+        path: str,
+        line: int,
+        column: int,
+        message: str,
+        fix: Fix | None = None,
+        *,
+        subject: str = "",
     ) -> Diagnostic:
         """Build a diagnostic with the default severity of ``code``."""
-        return cls(code, path, max(line, 1), max(column, 1), message, CODES[code].severity, fix)
+        return cls(code, path, max(line, 1), max(column, 1), message, CODES[code].severity, fix, subject)
+
+    @property
+    def identity(self) -> tuple[str, str, str]:
+        """``(code, path, subject)``: what the finding is about, not where or how it is worded.
+
+        Identities need not be unique (one quote may be altered twice in a
+        file): compare collections of findings as multisets.
+        """
+        return (self.code, self.path, self.subject)
+
+    @property
+    def key(self) -> str:
+        """A short stable hash of :attr:`identity` (16 hex digits), for baseline files."""
+        data = "\x1f".join(self.identity).encode("utf-8", "surrogatepass")
+        return hashlib.sha256(data).hexdigest()[:16]
 
     def sort_key(self) -> tuple[str, int, int, str]:
         """Order by file, then position, then code."""
@@ -129,6 +160,11 @@ class Diagnostic:
     def format(self) -> str:
         """Return the ``path:line:col: CODE message`` line."""
         return f"{self.path}:{self.line}:{self.column}: {self.code} {self.message}"
+
+
+def subject_text(text: str) -> str:
+    """A subject made from prose (a quote): whitespace runs become one space."""
+    return " ".join(text.split())
 
 
 def matches_prefix(code: str, prefixes: tuple[str, ...]) -> bool:

@@ -9,11 +9,24 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from .errors import InputError
+
 BOM = "\ufeff"
 
-
-class InputError(Exception):
-    """Input the tool cannot work with: reported in one line, exit status 2."""
+__all__ = [
+    "BOM",
+    "InputError",  # re-exported: it lives in core.errors
+    "TextFile",
+    "atomic_write",
+    "decode",
+    "exists_or_unreadable",
+    "is_dir_safe",
+    "is_file_or_unreadable",
+    "line_starts",
+    "read_text",
+    "resolve",
+    "resolve_cache_clear",
+]
 
 
 @dataclass(slots=True)

@@ -19,18 +19,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import click
 from markdown_it.token import Token
 
 from .. import __version__
 from ..check.anchors import CacheLink
-from ..check.checker import Checker
-from ..cli.app import CONTEXT, fail
+from ..check.workspace import Workspace
 from ..check.document import SlugCounter, local_target, parse_document, parser
 from ..check.evidence import split_front_matter
 from ..check.mdlinks import Edit, InlineLink, apply_edits, find_inline_links
 from .provenance import Provenance, provenance
-from ..core.textio import InputError, TextFile, atomic_write, line_starts, read_text
+from ..core.errors import FindingsError
+from ..core.textio import InputError, TextFile, line_starts, read_text
 
 _GLOB_MAGIC = re.compile(r"[*?\[]")
 _ANCHOR_LIST = re.compile(r"[ \t]*:[^;()\[\]\n]*")  # the anchor list after a cache link (DESIGN §3)
@@ -40,7 +39,7 @@ _BLANK_LINES = re.compile(r"(?:[ \t]*\n)*")
 _PLACEHOLDER = re.compile(r"#skillcite-link-(\d+)")
 
 
-class BundleError(Exception):
+class BundleError(FindingsError):
     """The bundle failed its own check: a footnote or a link would dangle."""
 
 
@@ -151,11 +150,11 @@ def _prefix(rel: str, taken: set[str]) -> str:
     return prefix
 
 
-def _source_url(checker: Checker, path: Path | None) -> str | None:
+def _source_url(ws: Workspace, path: Path | None) -> str | None:
     """The ``source:`` URL of an evidence file, if it has one."""
     if path is None or not path.is_file():
         return None
-    ev = checker.evidence(path)
+    ev = ws.load_evidence(path)
     data = ev.front.data if ev.front else None
     url = data.get("source") if data else None
     return url if isinstance(url, str) and _URL.match(url) else None
@@ -199,12 +198,12 @@ def _elsewhere(link: InlineLink, target_rel: str, display: str, fragment: str, f
     return (*link.target_span, url + (f"#{fragment}" if fragment else ""))
 
 
-def _prepare(checker: Checker, prov: Provenance, rel: str, files: list[str], prefix: str, targets: list[tuple[str, str]]) -> Part:
+def _prepare(ws: Workspace, prov: Provenance, rel: str, files: list[str], prefix: str, targets: list[tuple[str, str]]) -> Part:
     """Rewrite one file: front matter out, footnotes prefixed, links resolved or placeholders."""
-    path = checker.root / rel
+    path = ws.root / rel
     text = read_text(path).text.replace("\r\n", "\n")  # the bundle uses \n throughout
     file = TextFile(path, text, False, line_starts(text))
-    doc = parse_document(path, rel, file, checker.is_cache_for(path))
+    doc = parse_document(path, rel, file, ws.is_cache_for(path))
     if doc.too_deep:  # markdown-it left the rest of a block unparsed: never ship it unchecked (SC002)
         raise InputError(f"{path}:{doc.too_deep[0].line}: nested more than {doc.too_deep[0].value} levels deep; run skillcite check")
     if doc.front_matter_error is not None:  # SC003: never guess what unreadable front matter meant
@@ -229,9 +228,9 @@ def _prepare(checker: Checker, prov: Provenance, rel: str, files: list[str], pre
         has_url = bool(_URL.search(text, d.start, d.end))
         for cache in d.cache_links:
             cache_spans.append((cache.offset, cache.end))
-            url = None if has_url else _source_url(checker, checker.resolve_cache(doc, cache)[0])
+            url = None if has_url else _source_url(ws, ws.resolve_cache(doc, cache)[0])
             edits.append(_drop_cache_link(text, cache, d.start, d.end, url))
-    root = checker.root.resolve()
+    root = ws.root.resolve()
     for link in find_inline_links(file):
         local = local_target(link.href)
         if local is None or link.start < body or any(a <= link.start < b for a, b in cache_spans):
@@ -246,7 +245,7 @@ def _prepare(checker: Checker, prov: Provenance, rel: str, files: list[str], pre
         target_rel = target.relative_to(root).as_posix() if inside else target_path
         if target_rel in files:
             edits.append((*link.target_span, placeholder(target_rel, fragment)))
-        elif (checker.evidence_dir == target or checker.evidence_dir in target.parents) and (url := _source_url(checker, target)):
+        elif ws.in_evidence_dir(target) and (url := _source_url(ws, target)):
             edits.append((*link.target_span, url))
         elif not inside:
             edits.append((link.start, link.end, _plain(link, target_rel)))
@@ -316,11 +315,11 @@ def verify_bundle(text: str) -> list[str]:
 def build_bundle(root: Path, includes: Sequence[str] = ()) -> Bundle:
     """Bundle the skill under ``root``; raise :class:`BundleError` if the result would dangle."""
     files = select_files(root, includes)
-    checker = Checker(root)  # for the evidence folder, the cache-link rule and evidence loading
-    prov = provenance(root, checker.config, files)
+    ws = Workspace(root)  # for the evidence folder, the cache-link rule and evidence loading
+    prov = provenance(root, ws.config, files)
     targets: list[tuple[str, str]] = []  # placeholder number -> (bundled file, fragment)
     taken: set[str] = set()
-    parts = [_prepare(checker, prov, rel, files, _prefix(rel, taken), targets) for rel in files]
+    parts = [_prepare(ws, prov, rel, files, _prefix(rel, taken), targets) for rel in files]
     by_rel = {p.rel: p for p in parts}
     warnings: list[str] = []
 
@@ -350,54 +349,3 @@ def build_bundle(root: Path, includes: Sequence[str] = ()) -> Bundle:
     if problems:
         raise BundleError("\n".join(problems))
     return Bundle(text, files, warnings)
-
-
-@click.command(context_settings=CONTEXT)
-@click.argument("root", default=".", type=click.Path(path_type=Path))
-@click.option(
-    "--include",
-    "includes",
-    multiple=True,
-    metavar="WHAT",
-    help="Add to SKILL.md: playbook, refs, rl, pinn (any sub-skill folder), all, or a path or glob (repeatable, comma-separated).",
-)
-@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), help="Write here (atomically) instead of stdout.")
-@click.option("--max-tokens", type=click.IntRange(min=1), metavar="N", help="Exit 1, writing nothing, if the estimate exceeds N.")
-def bundle(root: Path, includes: tuple[str, ...], output: Path | None, max_tokens: int | None) -> None:
-    """Write the skill as one self-contained Markdown file for a system prompt.
-
-    The SKILL.md body, then what --include adds, in a fixed order (SKILL.md,
-    PLAYBOOK.md, refs/, sub-skills): front matter removed, a header with the
-    package version, git commit and token estimate, footnote ids made unique,
-    links rewritten to in-bundle anchors, to source URLs (evidence) or to the
-    repository on the web ([tool.skillcite] repository or project.urls). The
-    same files give the same bytes.
-
-    \b
-    Examples:
-      skillcite bundle > prompt.md
-      skillcite bundle --include rl,pinn -o prompt.md
-      skillcite bundle --include all --max-tokens 60000 -o prompt.md
-    """
-    try:
-        result = build_bundle(root, includes)
-    except InputError as exc:
-        fail(str(exc))
-    except BundleError as exc:
-        fail("the bundle would not stand alone:\n  " + str(exc).replace("\n", "\n  "), 1)
-    for warning in result.warnings:
-        click.echo(f"skillcite: warning: {warning}", err=True)
-    n = len(result.files)
-    click.echo(f"bundle: {n} file{'s' * (n != 1)}, {len(result.text)} characters, about {result.tokens} tokens (characters/4)", err=True)
-    if max_tokens is not None and result.tokens > max_tokens:
-        fail(f"about {result.tokens} tokens is over --max-tokens {max_tokens}; nothing written", 1)
-    if output is None:
-        click.echo(result.text, nl=False)
-        return
-    if output.resolve() in {(root / rel).resolve() for rel in result.files}:
-        fail(f"{output}: refusing to overwrite a bundled source file")
-    try:
-        atomic_write(output, result.text.encode("utf-8"))
-    except OSError as exc:
-        fail(f"{output}: cannot write ({exc.strerror or exc})")
-    click.echo(f"wrote {output}", err=True)

@@ -26,10 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
-import click
-
-from ..check.checker import Checker
-from ..cli.app import CONTEXT, fail
+from ..check.run import check
+from ..check.workspace import Workspace
 from ..core.config import Config, is_markdown_name, load_config, load_project
 from ..check.document import local_target
 from ..check.evidence import split_front_matter
@@ -131,10 +129,10 @@ def _is_under(rel: str, folder: str) -> bool:
     return rel == folder or rel.startswith(folder + "/")
 
 
-def _link_targets(checker: Checker, plan: InstallPlan, rel: str) -> list[str]:
+def _link_targets(ws: Workspace, plan: InstallPlan, rel: str) -> list[str]:
     """Package paths that the local links of document ``rel`` point at."""
     out = []
-    for link in checker.load_document(plan.root / rel).links:
+    for link in ws.load_document(plan.root / rel).links:
         local = local_target(link.value)
         if local is None or not local[0]:
             continue
@@ -185,7 +183,7 @@ def plan_install(root: Path, dest: Path) -> InstallPlan:
         raise InputError(f"{root}: no such directory")
     config = load_config(root)
     plan = InstallPlan(root, dest, find_skills(root, config), config.evidence.strip("/"), load_project(root).version, config)
-    checker = Checker(root, config)
+    ws = Workspace(root, config)
     queue = ["SKILL.md", *MAIN_EXTRAS, plan.evidence, *(s.source for s in plan.skills[1:])]
     seen: set[str] = set()
     while queue:
@@ -201,7 +199,7 @@ def plan_install(root: Path, dest: Path) -> InstallPlan:
         plan.sources[placed] = rel
         data = path.read_bytes()
         if is_markdown_name(rel) and not _is_under(rel, plan.evidence):
-            queue.extend(_link_targets(checker, plan, rel))
+            queue.extend(_link_targets(ws, plan, rel))
             file = read_text(path)
             text, note = _rewrite(plan, rel, file)
             if text != file.text:
@@ -242,7 +240,7 @@ def installed_config(plan: InstallPlan) -> Config:
 
 def verify_tree(plan: InstallPlan, folder: Path) -> list[str]:
     """Every finding of a strict ``skillcite check`` of the installed tree, as ``path:line:col: CODE message``."""
-    report = Checker(folder, installed_config(plan)).run()
+    report = check(folder, installed_config(plan))
     return [f"{plan.dest / d.path}:{d.line}:{d.column}: {d.code} {d.message}" for d in report.diagnostics]
 
 
@@ -310,70 +308,3 @@ def install_plan(plan: InstallPlan, force: bool = False) -> list[str]:
         return problems
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-
-
-SCOPE = click.option("--scope", type=click.Choice(["user", "project"]), default="user", show_default=True, help="Your home folder, or the current folder.")
-AGENT = click.option(
-    "--agent",
-    type=click.Choice(list(AGENT_FOLDERS), case_sensitive=False),
-    default="claude",
-    show_default=True,
-    help="Whose skills folder: claude is ~/.claude/skills; the others share ~/.agents/skills.",
-)
-DEST = click.option("--dest", type=click.Path(path_type=Path, file_okay=False), help="Use this skills folder instead (any agent).")
-
-
-@click.command(context_settings=CONTEXT)
-@click.argument("root", default=".", type=click.Path(path_type=Path))
-@SCOPE
-@AGENT
-@DEST
-@click.option("--force", is_flag=True, help="Replace folders this package did not install, or that were edited since.")
-@click.option("--dry-run", is_flag=True, help="List what would be written, check it, write nothing.")
-def install(root: Path, scope: str, agent: str, dest: Path | None, force: bool, dry_run: bool) -> None:
-    """Copy the skill into an agent's skills folder, sub-skills as skills of their own.
-
-    The main skill installs under its name (ml-debug) with PLAYBOOK.md, refs/,
-    the evidence and whatever its links need; rl/ and pinn/ install as
-    ml-debug-rl and ml-debug-pinn, with names and relative links rewritten.
-    Every link is checked before the tree is moved into place. An earlier,
-    unedited install of the same package is updated; anything else in the
-    way needs --force.
-
-    \b
-    Examples:
-      skillcite install                                # ~/.claude/skills
-      skillcite install --agent codex --scope project  # ./.agents/skills
-      skillcite install --dest ~/my-skills --force
-      skillcite install --dry-run
-    """
-    folder = dest
-    try:
-        folder = skills_folder(agent, scope, dest)
-        plan = plan_install(root, folder)
-        taken = {state.path.name: state for state in check_destination(plan, force)}
-        if dry_run:  # build and check in a scratch folder: the destination stays untouched
-            with tempfile.TemporaryDirectory(prefix="skillcite-install-") as tmp:
-                write_tree(plan, Path(tmp))
-                problems = verify_tree(plan, Path(tmp))
-        else:
-            problems = install_plan(plan, force)
-    except InputError as exc:
-        fail(str(exc))
-    except OSError as exc:
-        fail(f"cannot install into {folder}: {exc}")
-    for problem in problems:
-        click.echo(problem)
-    if problems:
-        fail(f"{len(problems)} problem{'s' * (len(problems) != 1)} in the installed tree; nothing installed", 1)
-    if dry_run:
-        for rel in sorted(plan.files, key=lambda rel: (rel.split("/")[0], rel)):
-            note = f" ({plan.notes[rel]})" if rel in plan.notes else ""
-            click.echo(f"would write {plan.dest / rel}{note}")
-        click.echo(f"dry run: {len(plan.skills)} skills, {len(plan.files)} files; nothing written")
-        return
-    for skill in plan.skills:
-        state, n = taken.get(skill.name), plan.count(skill)
-        verb = "installed" if state is None else "replaced" if state.describe(plan.skills[0].name) else "updated"
-        click.echo(f"{verb} {skill.name} -> {plan.dest / skill.name} ({n} file{'s' * (n != 1)})")
-    click.echo("checked: the installed skills pass skillcite check --strict (quotes, links, names)")

@@ -14,11 +14,8 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-import click
-
-from ..cli.app import CONTEXT, fail
 from ..core.config import load_config
-from .install import AGENT, DEST, SCOPE, find_skills, skills_folder
+from .install import find_skills
 from .receipt import inspect_folder
 from ..core.textio import InputError
 
@@ -64,54 +61,3 @@ def remove_folder(folder: Path) -> None:
         hidden.unlink()
     else:
         shutil.rmtree(hidden)
-
-
-@click.command(context_settings=CONTEXT)
-@click.argument("root", default=".", type=click.Path(path_type=Path))
-@SCOPE
-@AGENT
-@DEST
-@click.option("--name", metavar="NAME", help="The package to remove (default: the name in ROOT/SKILL.md).")
-@click.option("--force", is_flag=True, help="Also remove folders edited since the install, or not installed by skillcite.")
-@click.option("--dry-run", is_flag=True, help="List what would be removed, remove nothing.")
-def uninstall(root: Path, scope: str, agent: str, dest: Path | None, name: str | None, force: bool, dry_run: bool) -> None:
-    """Remove the skill and its sub-skills from an agent's skills folder.
-
-    Removes every folder whose install receipt names the package. A folder
-    with local edits, or one named like the skill but not installed by
-    skillcite, is kept unless --force.
-
-    \b
-    Examples:
-      skillcite uninstall                     # from ~/.claude/skills
-      skillcite uninstall --agent codex --scope project
-      skillcite uninstall --name ml-debug --dest ~/my-skills --dry-run
-    """
-    folder = dest
-    try:
-        folder = skills_folder(agent, scope, dest)
-        package, expected = package_name(root, name)
-        removals = plan_removal(folder, package, expected)
-    except InputError as exc:
-        fail(str(exc))
-    except OSError as exc:
-        fail(f"cannot read {folder}: {exc}")
-    if not removals:
-        click.echo(f"nothing to remove: no skill of {package} in {folder}")
-        return
-    blocked = [r.blocked for r in removals if r.blocked]
-    if blocked and not force:
-        one = len(blocked) == 1
-        fail(f"{'; '.join(blocked)}; pass --force to remove {'it' if one else 'them'} (nothing removed)")
-    for removal in removals:
-        path = folder / removal.name
-        if dry_run:
-            click.echo(f"would remove {path}")
-            continue
-        try:
-            remove_folder(path)
-        except OSError as exc:
-            fail(f"cannot remove {path}: {exc}")
-        click.echo(f"removed {path}")
-    if dry_run:
-        click.echo(f"dry run: {len(removals)} skill folder{'s' * (len(removals) != 1)}; nothing removed")

@@ -16,27 +16,21 @@ source gets one status:
 
 Exit status 1 when a source is changed or gone. ``requests``, ``trafilatura``
 and ``rapidfuzz`` are imported inside the functions that run a refresh, never
-at import time: ``cli.py`` imports this module and ``check`` must stay light.
+at import time, so importing this module stays light.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
-import sys
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import click
-
-from ..cli.app import CONTEXT, fail
 from ..core.config import load_config
 from ..check.evidence import Evidence
 from .extract import Unsupported, extract_text
-from .fetch import DEFAULT_MAX_BYTES, FetchConfig, Fetcher, FetchResult
+from .fetch import FetchConfig, Fetcher, FetchResult
 from ..check.evidence import normalize_markdown
 from .record import CheckRecord, load_records, record_key, record_path, write_records
 from ..core.textio import InputError, TextFile
@@ -229,6 +223,16 @@ def classify(
 # --- running ---------------------------------------------------------------
 
 
+def require_fetchers() -> None:
+    """Raise :class:`InputError` when the optional packages a refresh needs are missing."""
+    try:
+        import requests  # noqa: F401  (probe only: the fetcher imports it where used)
+        import trafilatura  # noqa: F401
+    except ImportError as exc:
+        reason = (str(exc).splitlines() or [type(exc).__name__])[0]
+        raise InputError(f"refresh needs the optional packages requests and trafilatura ({reason}); install them with: {INSTALL_HINT}") from None
+
+
 def evidence_folder(root: Path) -> Path:
     """The evidence folder of the package at ``root``."""
     return root / load_config(root).evidence
@@ -307,75 +311,6 @@ def render_table(reports: list[SourceReport]) -> str:
     return "\n".join(lines)
 
 
-@click.command(context_settings=CONTEXT)
-@click.argument("ids", nargs=-1)
-@click.option("--root", default=".", type=click.Path(path_type=Path), help="Package root.")
-@click.option("--write", is_flag=True, help="Record the date, status and upstream SHA-256 of fetched sources in <evidence>/refresh.json.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=20.0, show_default=True, help="Connect and read timeout, seconds.")
-@click.option("--jobs", type=click.IntRange(min=1), default=4, show_default=True, help="Parallel fetches.")
-@click.option("--delay", type=click.FloatRange(min=0), default=1.0, show_default=True, help="Seconds between two requests to one host.")
-@click.option("--retries", type=click.IntRange(0, 10), default=3, show_default=True, help="Retries after a timeout, 429 or 5xx.")
-@click.option("--backoff", type=click.FloatRange(min=0), default=1.0, show_default=True, help="First retry wait, seconds; doubles each retry.")
-@click.option("--max-wait", type=click.FloatRange(min=0), default=60.0, show_default=True, help="Longest single wait, Retry-After included.")
-@click.option("--max-bytes", type=click.IntRange(min=1), default=DEFAULT_MAX_BYTES, show_default=True, help="Body size cap.")
-@click.option("--min-score", type=click.FloatRange(0, 100), default=100.0, show_default=True, help="Passage score counted as found (100 = verbatim).")
-@click.option("--no-cache", is_flag=True, help="No conditional requests, no cache writes.")
-@click.option("-v", "--verbose", is_flag=True, help="Show a word diff for each passage not found.")
-def refresh(
-    ids: tuple[str, ...], root: Path, write: bool, timeout: float, jobs: int, delay: float, retries: int,
-    backoff: float, max_wait: float, max_bytes: int, min_score: float, no_cache: bool, verbose: bool,
-) -> None:
-    """Re-fetch each evidence source and report whether its passages are still there.
-
-    IDS are evidence file names without .md (default: all). Status per source:
-    ok, changed (passages not found, with line and score), moved (permanent
-    redirect), cannot verify (401/403/429/5xx, timeout, size cap, ...), gone
-    (404/410). Exit 1 when a source is changed or gone. Needs the extra:
-    pip install -e ".[refresh]". HTTP cache: $SKILLCITE_CACHE_DIR, else
-    $XDG_CACHE_HOME/skillcite or ~/.cache/skillcite.
-
-    \b
-    Examples:
-      skillcite refresh
-      skillcite refresh jones_rl_debugging --write
-      skillcite refresh --jobs 8 --timeout 10 -v
-    """
-    try:
-        import requests  # noqa: F401  (probe only: the fetcher imports it where used)
-        import trafilatura  # noqa: F401
-    except ImportError as exc:
-        reason = (str(exc).splitlines() or [type(exc).__name__])[0]
-        fail(f"refresh needs the optional packages requests and trafilatura ({reason}); install them with: {INSTALL_HINT}")
-    config = FetchConfig(
-        timeout=timeout, retries=retries, backoff=backoff, max_wait=max_wait, max_bytes=max_bytes, host_delay=delay
-    )
-    if no_cache:
-        config.cache_dir = None
-    try:
-        total = len(evidence_files(root, ids))
-        bar = click.progressbar(length=total, label="refreshing", file=sys.stderr) if sys.stderr.isatty() else nullcontext()
-        with bar as progress:
-            reports = refresh_sources(root, ids, config, jobs, min_score, progress)
-    except InputError as exc:
-        fail(str(exc))
-    today = dt.date.today().isoformat()
-    write_errors: list[str] = []
-    recorded = 0
-    if write:
-        recorded, write_errors = record_reports(root, reports, today)
-    click.echo(render_table(reports))
-    if verbose:
-        _print_diffs(reports)
-    if write and not write_errors:
-        where = record_path(evidence_folder(root))
-        click.echo(f"recorded checked: {today} for {recorded} source{'s' * (recorded != 1)} in {where}")
-    for message in write_errors:
-        click.echo(f"skillcite: error: {message}", err=True)
-    if write_errors:
-        sys.exit(2)
-    sys.exit(1 if any(r.status in FAILING for r in reports) else 0)
-
-
 def record_reports(root: Path, reports: list[SourceReport], today: str) -> tuple[int, list[str]]:
     """Record every fetched and compared source in the sidecar; ``(count, errors)``.
 
@@ -398,12 +333,3 @@ def record_reports(root: Path, reports: list[SourceReport], today: str) -> tuple
     for r in reports:
         r.written = record_key(folder, r.path) in updates
     return len(updates), []
-
-
-def _print_diffs(reports: list[SourceReport]) -> None:
-    from ..check.matching import word_diff
-
-    for r in reports:
-        for s in r.scores:
-            if s.score < 100:
-                click.echo(f"\n{r.path}:{s.line}: score {s.score:g}\n  {word_diff(s.passage, s.found)}")

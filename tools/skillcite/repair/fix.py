@@ -43,7 +43,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..check.anchors import Anchor, CacheLink, Range
-from ..check.checker import Checker, QuoteOutcome, Report
+from ..check.report import QuoteOutcome, Report
+from ..check.run import check
+from ..check.workspace import Workspace
 from ..check.document import Document, FootnoteDef, parse_document
 from ..check.evidence import Evidence, body_sha256, lock_sha256, split_front_matter
 from ..check.matching import locate
@@ -201,15 +203,12 @@ def _merge(spans: list[tuple[int, int]]) -> str:
 
 # -- the check, as fix uses it ------------------------------------------------
 def _check(root: Path, config: Config, overrides: dict[Path, str] | None = None) -> Report:
-    return Checker(root, config, overrides).run()
+    return check(root, config, overrides=overrides)
 
 
 def _identity(d: Diagnostic) -> tuple[str, ...]:
     """What a finding is about (never its message): code, file, subject."""
-    identity = getattr(d, "identity", None)
-    if identity is not None:
-        return tuple(identity)
-    return (d.code, d.path, str(d.line))
+    return d.identity
 
 
 # -- git ------------------------------------------------------------------------
@@ -426,9 +425,9 @@ class Fixer:
             text = file_at(doc.path, rev)
             parsed = None
             if text is not None:
-                checker = Checker(self.root, self.config)
+                ws = Workspace(self.root, self.config)
                 try:
-                    parsed = parse_document(doc.path, doc.rel, TextFile(doc.path, text, False, line_starts(text)), checker.is_cache_for(doc.path))
+                    parsed = parse_document(doc.path, doc.rel, TextFile(doc.path, text, False, line_starts(text)), ws.is_cache_for(doc.path))
                 except InputError:
                     parsed = None
             self._base_docs[key] = parsed
@@ -440,7 +439,7 @@ class Fixer:
         if not self.wanted("SC403"):
             return changes
         stale = {d.path for d in report.diagnostics if d.code == "SC403"}
-        checker = Checker(self.root, self.config)
+        ws = Workspace(self.root, self.config)
         for key, ev in sorted(report.evidence.items()):
             if ev.file is None or ev.front is None:
                 continue
@@ -452,7 +451,7 @@ class Fixer:
             for doc in docs:
                 for d in doc.definitions:
                     for i, link in enumerate(d.cache_links):
-                        path, problem = checker.resolve_cache(doc, link)
+                        path, problem = ws.resolve_cache(doc, link)
                         if problem or path is None or resolve(path) != key:
                             continue
                         then = self._base_link(doc, old.rev, d, link, i)
@@ -616,12 +615,12 @@ class Fixer:
 
     def _shift_all(self, docs: list[Document], key: Path, delta: int, report: Report) -> list[Change]:
         """Every anchor into evidence ``key``, moved by ``delta`` lines."""
-        checker = Checker(self.root, self.config)
+        ws = Workspace(self.root, self.config)
         changes: list[Change] = []
         for doc in docs:
             for d in doc.definitions:
                 for link in d.cache_links:
-                    path, problem = checker.resolve_cache(doc, link)
+                    path, problem = ws.resolve_cache(doc, link)
                     if problem or path is None or resolve(path) != key:
                         continue
                     for anchor in link.anchors:

@@ -1,0 +1,62 @@
+"""What a check found: the report and the verdict on each quote."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..core.diagnostics import Diagnostic
+from .anchors import CacheLink
+from .document import Document, FootnoteDef, Quote
+from .evidence import Evidence
+from .matching import Match
+
+# Best first: when a quote cites several footnotes or cache links, the
+# outcome reported is the best one (a quote verified by any source is verified).
+RANK = {"verified": 0, "moved": 1, "marks": 2, "altered": 3, "notfound": 4, "notes": 5}
+RANK_NO_EVIDENCE = 6  # the cited footnote has no cache link
+
+
+@dataclass(slots=True)
+class QuoteOutcome:
+    """The verdict on one quote, kept for ``fix`` and ``stats``."""
+
+    doc: Document
+    quote: Quote
+    definition: FootnoteDef | None
+    link: CacheLink | None
+    evidence: Evidence | None
+    match: Match | None
+
+    @property
+    def rank(self) -> int:
+        """Lower is better (see :data:`RANK`)."""
+        if self.match is None:
+            return RANK_NO_EVIDENCE
+        return RANK.get(self.match.status, RANK["notes"])
+
+
+@dataclass(slots=True)
+class Report:
+    """Everything a check found, plus counts for the summary line."""
+
+    root: Path
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    documents: list[Document] = field(default_factory=list)
+    evidence: dict[Path, Evidence] = field(default_factory=dict)
+    outcomes: list[QuoteOutcome] = field(default_factory=list)
+
+    @property
+    def quotes_verified(self) -> int:
+        """Quotes found verbatim at their cited lines."""
+        return sum(1 for o in self.outcomes if o.match and o.match.status == "verified")
+
+    @property
+    def sources(self) -> int:
+        """Evidence files in the evidence folder."""
+        return len(self.evidence)
+
+    @property
+    def files(self) -> int:
+        """Markdown documents and evidence files read."""
+        return len(self.documents) + len(self.evidence)

@@ -1,0 +1,54 @@
+"""The rules of ``skillcite check``, one module per family of codes.
+
+Each module defines one function that takes a
+:class:`~skillcite.check.workspace.Workspace` and yields
+:class:`~skillcite.core.diagnostics.Diagnostic` records, and a :data:`RULE`
+naming the codes it may emit. docs/codes.md says which module holds each code.
+Rules never depend on each other's output: what several of them need (the
+documents, the cited evidence, the quote outcomes) is computed once by the
+workspace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from ...core.diagnostics import Diagnostic
+from ..workspace import Workspace
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A family of codes and the function that finds them."""
+
+    name: str  # the module's name under skillcite.check.rules
+    codes: tuple[str, ...]
+    run: Callable[[Workspace], Iterable[Diagnostic]]
+
+
+def all_rules() -> tuple[Rule, ...]:
+    """Every rule, in the order the check runs them."""
+    from . import cachelinks, evidence, footnotes, links, manifests, quotes, skills, structure
+
+    return (
+        structure.RULE,
+        footnotes.RULE,
+        cachelinks.RULE,
+        quotes.RULE,
+        evidence.RULE,
+        skills.RULE,
+        links.RULE,
+        manifests.RULE,
+    )
+
+
+def rule_of(code: str) -> Rule:
+    """The rule that emits ``code``; KeyError for an unknown code."""
+    for rule in all_rules():
+        if code in rule.codes:
+            return rule
+    raise KeyError(code)
+
+
+__all__ = ["Rule", "all_rules", "rule_of"]

@@ -1,0 +1,42 @@
+"""SC101-SC103: footnote references and definitions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ...core.diagnostics import Diagnostic
+from ..document import Document, FootnoteDef
+from ..workspace import Workspace
+from . import Rule
+
+
+def first_definitions(doc: Document) -> dict[str, FootnoteDef]:
+    """Each footnote label's first definition (a later one is SC103 and dead text)."""
+    out: dict[str, FootnoteDef] = {}
+    for d in doc.definitions:
+        out.setdefault(d.label, d)
+    return out
+
+
+def footnotes(ws: Workspace) -> Iterator[Diagnostic]:
+    """Undefined references (SC101), unused definitions (SC102), repeated definitions (SC103)."""
+    for doc in ws.checked_documents():
+        rel = doc.rel
+        for ref in doc.undefined:
+            yield Diagnostic.make("SC101", rel, ref.line, ref.column, f"footnote [^{ref.value}] is not defined", subject=ref.value)
+        definitions: dict[str, FootnoteDef] = {}
+        for d in doc.definitions:
+            if d.label in definitions:
+                first = definitions[d.label]
+                yield Diagnostic.make(
+                    "SC103", rel, d.line, d.column, f"footnote [^{d.label}] is already defined at line {first.line}", subject=d.label
+                )
+            else:
+                definitions[d.label] = d
+        used = {r.value for r in doc.references}
+        for label, d in definitions.items():
+            if label not in used:
+                yield Diagnostic.make("SC102", rel, d.line, d.column, f"footnote [^{label}] is defined but never referenced", subject=label)
+
+
+RULE = Rule("footnotes", ("SC101", "SC102", "SC103"), footnotes)

@@ -1,0 +1,51 @@
+"""SC601-SC602: local links and their #fragments."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ...core.config import is_markdown_name
+from ...core.diagnostics import Diagnostic
+from ...core.textio import InputError, exists_or_unreadable, is_dir_safe
+from ..document import Document, local_target
+from ..workspace import Workspace
+from . import Rule
+
+_LINE_FRAGMENT = re.compile(r"L\d+(?:-L?\d+)?")
+
+
+def links(ws: Workspace) -> Iterator[Diagnostic]:
+    """Every local link of every checked document."""
+    for doc in ws.checked_documents():
+        yield from check_links(ws, doc)
+
+
+def check_links(ws: Workspace, doc: Document) -> Iterator[Diagnostic]:
+    """SC601 for a link to a missing file; SC602 for a #fragment no heading or id of the target has."""
+    cache_targets = {link.target for d in doc.definitions for link in d.cache_links}
+    for link in doc.links:
+        local = local_target(link.value)
+        if local is None:
+            continue
+        path_part, fragment = local
+        if path_part in cache_targets or link.value.split("#")[0] in cache_targets:
+            continue
+        target = (doc.path.parent / path_part) if path_part else doc.path
+        if not exists_or_unreadable(target):
+            yield Diagnostic.make("SC601", doc.rel, link.line, link.column, f"link target {path_part!r} does not exist", subject=path_part)
+            continue
+        if not fragment or _LINE_FRAGMENT.fullmatch(fragment) or is_dir_safe(target):
+            continue
+        if not is_markdown_name(target.name):
+            continue
+        try:
+            target_doc = ws.load_document(target)
+        except InputError:
+            continue
+        if fragment not in target_doc.slugs and fragment.lower() not in target_doc.slugs:
+            name = "this file" if not path_part else path_part
+            yield Diagnostic.make("SC602", doc.rel, link.line, link.column, f"no heading #{fragment} in {name}", subject=f"{path_part}#{fragment}")
+
+
+RULE = Rule("links", ("SC601", "SC602"), links)

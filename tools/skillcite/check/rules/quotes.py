@@ -1,0 +1,135 @@
+"""SC301-SC312: each quotation against its evidence.
+
+:func:`quote_outcomes` verifies every quote once per workspace; ``fix`` and
+``stats`` read the outcomes from the report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ...core.diagnostics import Diagnostic, Fix, subject_text
+from ..document import Document, FootnoteDef, Quote
+from ..matching import Match, locate
+from ..report import QuoteOutcome
+from ..workspace import Workspace
+from . import Rule
+from .footnotes import first_definitions
+
+
+def verify_quote(ws: Workspace, doc: Document, quote: Quote, definitions: dict[str, FootnoteDef] | None = None) -> QuoteOutcome | None:
+    """The best outcome over every source the quote cites; None when no label is defined."""
+    if definitions is None:
+        definitions = first_definitions(doc)
+    best: QuoteOutcome | None = None
+    for label in quote.labels:
+        d = definitions.get(label)
+        if d is None:
+            continue
+        if not d.cache_links:
+            best = best or QuoteOutcome(doc, quote, d, None, None, None)
+            continue
+        for link in d.cache_links:
+            path, problem = ws.resolve_cache(doc, link)
+            if problem or path is None:
+                continue
+            ev = ws.load_evidence(path)
+            if ev.file is None:
+                continue
+            if ev.kind == "notes":
+                outcome = QuoteOutcome(doc, quote, d, link, ev, Match("notes"))
+            else:
+                outcome = QuoteOutcome(doc, quote, d, link, ev, locate(quote.text, ev, [a.ranges for a in link.anchors]))
+            if best is None or outcome.rank < best.rank:
+                best = outcome
+    return best
+
+
+def quote_outcomes(ws: Workspace) -> list[QuoteOutcome]:
+    """The verdict on every quote of every checked document (computed once)."""
+
+    def compute() -> list[QuoteOutcome]:
+        out = []
+        for doc in ws.checked_documents():
+            definitions = first_definitions(doc)
+            for quote in doc.quotes:
+                outcome = verify_quote(ws, doc, quote, definitions)
+                if outcome is not None:  # every label undefined: SC101 says so
+                    out.append(outcome)
+        return out
+
+    return ws.derived("quote_outcomes", compute)
+
+
+def quotes(ws: Workspace) -> Iterator[Diagnostic]:
+    """Unverifiable parts of sourced blockquotes (SC307), unsourced blockquotes in content files (SC304), every quote's verdict (SC301-SC303, SC305, SC306, SC310-SC312)."""
+    for doc in ws.checked_documents():
+        for hidden in doc.unverifiable:
+            yield Diagnostic.make(
+                "SC307",
+                doc.rel,
+                hidden.line,
+                hidden.column,
+                f"{hidden.value} inside a sourced blockquote cannot be verified: quote its text as plain paragraphs or move it out of the blockquote",
+                subject=f"{hidden.value}: {doc.file.line(hidden.line).strip() if hidden.line <= doc.file.line_count else ''}",
+            )
+        if ws.config.is_content(doc.rel):
+            for bq in doc.unsourced:
+                yield Diagnostic.make(
+                    "SC304",
+                    doc.rel,
+                    bq.line,
+                    bq.column,
+                    "blockquote has no footnote reference: cite its source or drop the quote marks",
+                    subject=subject_text(bq.value),
+                )
+    for outcome in quote_outcomes(ws):
+        finding = describe(outcome)
+        if finding is not None:
+            yield finding
+
+
+def describe(o: QuoteOutcome) -> Diagnostic | None:
+    """The finding for one outcome; None for a verified quote."""
+    quote, rel, m = o.quote, o.doc.rel, o.match
+    what = "blockquote" if quote.block else "quote"
+    subject = subject_text(quote.text)
+    label = o.definition.label if o.definition else "?"
+    where = (rel, quote.line, quote.column)
+    if m is None:
+        return Diagnostic.make("SC305", *where, f"{what} cites [^{label}], which has no cache link to evidence", subject=subject)
+    assert o.evidence is not None
+    ev_rel = o.evidence.rel
+    if m.status == "notes":
+        return Diagnostic.make("SC306", *where, f"{what} cites {ev_rel}, of kind notes: notes are not the author's words", subject=subject)
+    if m.status == "moved":
+        a, b = m.lines
+        new = f"L{a}" if a == b else f"L{a}-{b}"
+        fix = Fix(o.definition.line, "", new) if o.definition else None
+        return Diagnostic.make(
+            "SC301", *where, f"{what} is at {ev_rel} {new}, outside the lines [^{label}] cites (run: skillcite fix)", fix, subject=subject
+        )
+    if m.status == "altered":
+        a, b = m.lines
+        return Diagnostic.make("SC302", *where, f"{what} differs from {ev_rel} L{a}-{b} (score {m.score}): {m.diff}", subject=subject)
+    if m.status == "marks":
+        at = f"{ev_rel} L{m.lines[0]}-{m.lines[1]}" if m.lines else ev_rel
+        return Diagnostic.make(m.code or "SC310", *where, f"{what} at {at}: {m.detail}", subject=subject)
+    if m.status == "notfound":
+        if m.lines:
+            a, b = m.lines
+            closest = f"closest: L{a}-{b}, {int(m.score or 0)} of {m.words} words: {excerpt(m.diff or '')}"
+            return Diagnostic.make("SC303", *where, f"{what} not found in {ev_rel}; {closest}", subject=subject)
+        return Diagnostic.make("SC303", *where, f"{what} not found in {ev_rel}: no word of it is there: {excerpt(quote.text)}", subject=subject)
+    if m.status != "verified":
+        raise AssertionError(f"unknown match status {m.status!r}")  # never a silent pass
+    return None
+
+
+def excerpt(text: str, width: int = 60) -> str:
+    """The start of a quote for a message, whitespace collapsed, quoted."""
+    text = " ".join(text.split())
+    return repr(text if len(text) <= width else text[: width - 3] + "...")
+
+
+RULE = Rule("quotes", ("SC301", "SC302", "SC303", "SC304", "SC305", "SC306", "SC307", "SC310", "SC311", "SC312"), quotes)

@@ -1,0 +1,42 @@
+"""SC001-SC003: Markdown structure that would hide text from every other rule."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ...core.diagnostics import Diagnostic
+from ..document import Document
+from ..workspace import Workspace
+from . import Rule
+
+
+def _line_text(doc: Document, line: int) -> str:
+    return doc.file.line(line).strip() if 1 <= line <= doc.file.line_count else ""
+
+
+def structure(ws: Workspace) -> Iterator[Diagnostic]:
+    """Unclosed fences (SC001), nesting past the parser's limit (SC002), unreadable front matter (SC003)."""
+    for doc in ws.checked_documents():
+        rel = doc.rel
+        for fence in doc.unclosed_fences:
+            yield Diagnostic.make(
+                "SC001", rel, fence.line, fence.column, f"code fence {fence.value} is never closed",
+                subject=_line_text(doc, fence.line) or fence.value,
+            )
+        for deep in doc.too_deep:
+            yield Diagnostic.make(
+                "SC002", rel, deep.line, deep.column,
+                f"nested more than {deep.value} levels deep: Markdown parsers stop here, so nothing in this block is checked",
+                subject=_line_text(doc, deep.line) or "nesting",
+            )
+        if doc.front_matter_error is not None:
+            problem = doc.front_matter_error
+            yield Diagnostic.make("SC003", rel, problem.line, problem.column, f"front matter cannot be read: {problem.value}", subject="front matter")
+        for dup in doc.front_matter_duplicates:
+            yield Diagnostic.make(
+                "SC003", rel, dup.line, dup.column, f"front matter key {dup.value} is given twice; YAML would keep only this one",
+                subject=f"duplicate {dup.value.split(' (first at')[0]}",
+            )
+
+
+RULE = Rule("structure", ("SC001", "SC002", "SC003"), structure)

@@ -1,0 +1,231 @@
+"""The workspace of one check: configuration, discovery, loaded files, link resolution.
+
+A :class:`Workspace` knows where things are and loads each document and
+evidence file once; it holds no rules. The rules (:mod:`skillcite.check.rules`)
+read from it and yield diagnostics, and :func:`skillcite.check.run.check`
+composes them. ``fix``, ``bundle`` and ``install`` use a workspace to load
+files and resolve cache links the same way the check does.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import fields as dataclass_fields
+from pathlib import Path
+from typing import TypeVar, cast
+from urllib.parse import unquote
+
+from ..core.config import Config, load_config
+from ..core.textio import (
+    InputError,
+    TextFile,
+    is_file_or_unreadable,
+    line_starts,
+    read_text,
+    resolve,
+    resolve_cache_clear,
+)
+from .anchors import CacheLink
+from .document import Document, parse_document, select_cache_links
+from .evidence import Evidence
+
+EVIDENCE_EXEMPT = frozenset({"README.md"})  # an evidence folder's README is about the folder, not a source
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:|//")
+_DRIVE = re.compile(r"[A-Za-z]:[\\/]")
+
+T = TypeVar("T")
+
+
+class Workspace:
+    """One root folder: its configuration, its files, and where links lead.
+
+    ``overrides`` maps resolved document paths to text used instead of the
+    file on disk (``fix`` checks its result in memory before writing).
+    ``use_cache`` reuses parses and normalizations from the on-disk cache.
+    """
+
+    def __init__(
+        self,
+        root: Path,
+        config: Config | None = None,
+        overrides: dict[Path, str] | None = None,
+        use_cache: bool = False,
+    ) -> None:
+        if not root.exists():
+            raise InputError(f"{root}: no such directory")
+        if not root.is_dir():
+            raise InputError(f"{root}: not a directory")
+        self.root = root
+        self.config = config if config is not None else load_config(root)
+        resolve_cache_clear()  # folders may have changed since the last run in this process
+        self.evidence_dir = resolve(root / self.config.evidence)
+        self.overrides = overrides or {}
+        self.use_cache = use_cache
+        self.documents: dict[Path, Document] = {}  # every document loaded, by resolved path
+        self.evidence: dict[Path, Evidence] = {}  # every evidence file loaded, by resolved path
+        self._real: dict[Path, Path] = {}
+        self._resolved: dict[tuple[str, str], tuple[Path | None, str | None]] = {}
+        self._derived: dict[str, object] = {}
+
+    # -- paths -----------------------------------------------------------
+    def rel(self, path: Path) -> str:
+        """``path`` relative to the root, with forward slashes."""
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return os.path.relpath(path, self.root).replace(os.sep, "/")
+
+    def in_evidence_dir(self, resolved: Path) -> bool:
+        """True when the resolved path is the evidence folder or inside it."""
+        return resolved == self.evidence_dir or self.evidence_dir in resolved.parents
+
+    # -- discovery -------------------------------------------------------
+    def discover(self) -> list[Path]:
+        """Markdown documents to check, sorted, never inside the evidence folder."""
+        found: list[Path] = []
+        for dirpath, dirnames, filenames in os.walk(self.root):
+            base = Path(dirpath)
+            keep = []
+            for d in sorted(dirnames):
+                rel = self.rel(base / d)
+                if resolve(base / d) == self.evidence_dir or self.config.is_excluded(rel + "/x"):
+                    continue
+                keep.append(d)
+            dirnames[:] = keep
+            for name in sorted(filenames):
+                rel = self.rel(base / name)
+                if self.config.is_document(rel):
+                    found.append(base / name)
+        return sorted(found)
+
+    def evidence_files(self) -> list[Path]:
+        """Evidence files in the evidence folder (any depth), sorted; its README is not one."""
+        if not self.evidence_dir.is_dir():
+            return []
+        return [
+            p
+            for p in sorted(self.evidence_dir.rglob("*.md"))
+            if p.name not in EVIDENCE_EXEMPT and is_file_or_unreadable(p)
+        ]
+
+    def checked_documents(self) -> list[Document]:
+        """The documents the check covers (discovered and loaded once, in order)."""
+        return self.derived("documents", lambda: [self.load_document(p) for p in self.discover()])
+
+    def all_evidence(self) -> dict[Path, Evidence]:
+        """Every evidence file of the folder, loaded, plus any other one loaded so far."""
+        for path in self.evidence_files():
+            self.load_evidence(path)
+        return self.evidence
+
+    # -- loading ---------------------------------------------------------
+    def is_cache_link(self, doc_path: Path, text: str, target: str) -> bool:
+        """Whether a link in a footnote of ``doc_path`` is a cache link.
+
+        It is when its text is ``cache``, or when its target is a relative
+        path that leads into the evidence folder.
+        """
+        if text.strip().lower() == "cache":
+            return True
+        if not target or _SCHEME.match(target):
+            return False
+        return self.in_evidence_dir(resolve(doc_path.parent / unquote(target)))
+
+    def is_cache_for(self, doc_path: Path) -> Callable[[str, str], bool]:
+        """:meth:`is_cache_link` for the links of one document."""
+        return lambda text, target: self.is_cache_link(doc_path, text, target)
+
+    def load_document(self, path: Path) -> Document:
+        """Read and parse one document (once), then select its cache links."""
+        key = resolve(path)
+        doc = self.documents.get(key)
+        if doc is None:
+            if key in self.overrides:
+                text = self.overrides[key]
+                file = TextFile(path, text, False, line_starts(text))
+            else:
+                file = read_text(path)
+            doc = self._parse(key, path, file)
+            select_cache_links(doc, self.is_cache_for(path))
+            self.documents[key] = doc
+        return doc
+
+    def _parse(self, key: Path, path: Path, file: TextFile) -> Document:
+        """Parse, or reuse a cached parse of the same bytes at the same place."""
+        if not self.use_cache or key in self.overrides:
+            return parse_document(path, self.rel(path), file)
+        from . import cache
+
+        name = cache.key("doc", str(key), file.text)
+        cached = cache.load(name)
+        if isinstance(cached, dict):
+            return Document(path, self.rel(path), file, **cached)
+        doc = parse_document(path, self.rel(path), file)
+        cache.store(name, {f.name: getattr(doc, f.name) for f in dataclass_fields(doc) if f.name not in ("path", "rel", "file")})
+        return doc
+
+    def load_evidence(self, path: Path) -> Evidence:
+        """Load one evidence file (once per resolved path)."""
+        key = self.real(path)
+        ev = self.evidence.get(key)
+        if ev is None:
+            ev = self.evidence[key] = Evidence.load(path, self.rel(path), self.use_cache)
+        return ev
+
+    def real(self, path: Path) -> Path:
+        """The resolved path (remembered)."""
+        key = self._real.get(path)
+        if key is None:
+            key = self._real[path] = resolve(path)
+        return key
+
+    # -- link resolution -------------------------------------------------
+    def resolve_cache(self, doc: Document, link: CacheLink) -> tuple[Path | None, str | None]:
+        """The evidence path of a cache link, or ``(None, code)``: SC201 missing, SC202 outside."""
+        key = (str(doc.path.parent), link.target)
+        if key not in self._resolved:
+            self._resolved[key] = self._resolve_cache(doc, link)
+        return self._resolved[key]
+
+    def _resolve_cache(self, doc: Document, link: CacheLink) -> tuple[Path | None, str | None]:
+        target = unquote(link.target)
+        if not target:
+            return None, "SC201"
+        if target.startswith("/") or _DRIVE.match(target):
+            return None, "SC202"
+        path = doc.path.parent / target
+        if self.evidence_dir not in resolve(path).parents:
+            return None, "SC202"
+        if not is_file_or_unreadable(path):
+            return None, "SC201"
+        return path, None
+
+    def cited(self) -> dict[Path, Path]:
+        """Evidence files some cache link of a checked document reaches: resolved path -> path as linked."""
+
+        def compute() -> dict[Path, Path]:
+            out: dict[Path, Path] = {}
+            for doc in self.checked_documents():
+                for d in doc.definitions:
+                    for link in d.cache_links:
+                        path, _ = self.resolve_cache(doc, link)
+                        if path is not None:
+                            out.setdefault(self.real(path), path)
+            return out
+
+        return self.derived("cited", compute)
+
+    # -- results shared by several rules -----------------------------------
+    def derived(self, name: str, compute: Callable[[], T]) -> T:
+        """A result computed once per workspace (documents, citations, quote outcomes)."""
+        if name not in self._derived:
+            self._derived[name] = compute()
+        return cast(T, self._derived[name])
+
+
+def position(doc: Document, offset: int) -> tuple[int, int]:
+    """1-based line and column of a character offset in ``doc``."""
+    line = doc.file.line_of(offset)
+    return line, offset - doc.file.line_starts[line - 1] + 1

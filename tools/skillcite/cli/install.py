@@ -1,0 +1,126 @@
+"""``skillcite install`` and ``skillcite uninstall``: click commands over :mod:`skillcite.dist`."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import click
+
+from ..dist.install import AGENT_FOLDERS, check_destination, install_plan, plan_install, skills_folder, verify_tree, write_tree
+from ..dist.uninstall import package_name, plan_removal, remove_folder
+from .app import CONTEXT, fail
+
+
+SCOPE = click.option("--scope", type=click.Choice(["user", "project"]), default="user", show_default=True, help="Your home folder, or the current folder.")
+AGENT = click.option(
+    "--agent",
+    type=click.Choice(list(AGENT_FOLDERS), case_sensitive=False),
+    default="claude",
+    show_default=True,
+    help="Whose skills folder: claude is ~/.claude/skills; the others share ~/.agents/skills.",
+)
+DEST = click.option("--dest", type=click.Path(path_type=Path, file_okay=False), help="Use this skills folder instead (any agent).")
+
+
+@click.command(context_settings=CONTEXT)
+@click.argument("root", default=".", type=click.Path(path_type=Path))
+@SCOPE
+@AGENT
+@DEST
+@click.option("--force", is_flag=True, help="Replace folders this package did not install, or that were edited since.")
+@click.option("--dry-run", is_flag=True, help="List what would be written, check it, write nothing.")
+def install(root: Path, scope: str, agent: str, dest: Path | None, force: bool, dry_run: bool) -> None:
+    """Copy the skill into an agent's skills folder, sub-skills as skills of their own.
+
+    The main skill installs under its name (ml-debug) with PLAYBOOK.md, refs/,
+    the evidence and whatever its links need; rl/ and pinn/ install as
+    ml-debug-rl and ml-debug-pinn, with names and relative links rewritten.
+    Every link is checked before the tree is moved into place. An earlier,
+    unedited install of the same package is updated; anything else in the
+    way needs --force.
+
+    \b
+    Examples:
+      skillcite install                                # ~/.claude/skills
+      skillcite install --agent codex --scope project  # ./.agents/skills
+      skillcite install --dest ~/my-skills --force
+      skillcite install --dry-run
+    """
+    folder = dest
+    try:
+        folder = skills_folder(agent, scope, dest)
+        plan = plan_install(root, folder)
+        taken = {state.path.name: state for state in check_destination(plan, force)}
+        if dry_run:  # build and check in a scratch folder: the destination stays untouched
+            with tempfile.TemporaryDirectory(prefix="skillcite-install-") as tmp:
+                write_tree(plan, Path(tmp))
+                problems = verify_tree(plan, Path(tmp))
+        else:
+            problems = install_plan(plan, force)
+    except OSError as exc:
+        fail(f"cannot install into {folder}: {exc}")
+    for problem in problems:
+        click.echo(problem)
+    if problems:
+        fail(f"{len(problems)} problem{'s' * (len(problems) != 1)} in the installed tree; nothing installed", 1)
+    if dry_run:
+        for rel in sorted(plan.files, key=lambda rel: (rel.split("/")[0], rel)):
+            note = f" ({plan.notes[rel]})" if rel in plan.notes else ""
+            click.echo(f"would write {plan.dest / rel}{note}")
+        click.echo(f"dry run: {len(plan.skills)} skills, {len(plan.files)} files; nothing written")
+        return
+    for skill in plan.skills:
+        state, n = taken.get(skill.name), plan.count(skill)
+        verb = "installed" if state is None else "replaced" if state.describe(plan.skills[0].name) else "updated"
+        click.echo(f"{verb} {skill.name} -> {plan.dest / skill.name} ({n} file{'s' * (n != 1)})")
+    click.echo("checked: the installed skills pass skillcite check --strict (quotes, links, names)")
+
+
+@click.command(context_settings=CONTEXT)
+@click.argument("root", default=".", type=click.Path(path_type=Path))
+@SCOPE
+@AGENT
+@DEST
+@click.option("--name", metavar="NAME", help="The package to remove (default: the name in ROOT/SKILL.md).")
+@click.option("--force", is_flag=True, help="Also remove folders edited since the install, or not installed by skillcite.")
+@click.option("--dry-run", is_flag=True, help="List what would be removed, remove nothing.")
+def uninstall(root: Path, scope: str, agent: str, dest: Path | None, name: str | None, force: bool, dry_run: bool) -> None:
+    """Remove the skill and its sub-skills from an agent's skills folder.
+
+    Removes every folder whose install receipt names the package. A folder
+    with local edits, or one named like the skill but not installed by
+    skillcite, is kept unless --force.
+
+    \b
+    Examples:
+      skillcite uninstall                     # from ~/.claude/skills
+      skillcite uninstall --agent codex --scope project
+      skillcite uninstall --name ml-debug --dest ~/my-skills --dry-run
+    """
+    folder = dest
+    try:
+        folder = skills_folder(agent, scope, dest)
+        package, expected = package_name(root, name)
+        removals = plan_removal(folder, package, expected)
+    except OSError as exc:
+        fail(f"cannot read {folder}: {exc}")
+    if not removals:
+        click.echo(f"nothing to remove: no skill of {package} in {folder}")
+        return
+    blocked = [r.blocked for r in removals if r.blocked]
+    if blocked and not force:
+        one = len(blocked) == 1
+        fail(f"{'; '.join(blocked)}; pass --force to remove {'it' if one else 'them'} (nothing removed)")
+    for removal in removals:
+        path = folder / removal.name
+        if dry_run:
+            click.echo(f"would remove {path}")
+            continue
+        try:
+            remove_folder(path)
+        except OSError as exc:
+            fail(f"cannot remove {path}: {exc}")
+        click.echo(f"removed {path}")
+    if dry_run:
+        click.echo(f"dry run: {len(removals)} skill folder{'s' * (len(removals) != 1)}; nothing removed")
