@@ -150,6 +150,45 @@ def fuzzy_relocation_ms(size: int = 1_000_000, repeats: int = 5) -> float:
     return sorted(times)[len(times) // 2]
 
 
+def hostile_quote_seconds(words: int | None = None, chars: int | None = None, evidence_bytes: int = 28_000) -> tuple[float, str]:
+    """Seconds to locate one long quote that matches nothing, and its outcome.
+
+    The worst case for fuzzy matching: the quote is made of the evidence's
+    own words in a random order, so every window looks a little like it.
+    Before the fuzzy pass was bounded, 2,000 words against 28 KB took 27 s
+    and a 1.2 MB quote over 90 minutes.
+    """
+    sys.path.insert(0, str(REPO / "tools"))
+    from skillcite.check.anchors import Range
+    from skillcite.check.evidence import Evidence
+    from skillcite.check.matching import compile_quote, locate
+
+    rng = random.Random(3)
+    source = (REPO / "docs/evidence/ppo_37_implementation_details.md").read_text(encoding="utf-8")
+    body = source.split("---\n", 2)[2]
+    body = (body * (evidence_bytes // len(body) + 1))[:evidence_bytes]
+    vocab = body.split()
+    if chars is not None:
+        parts: list[str] = []
+        size = 0
+        while size < chars:
+            word = rng.choice(vocab)
+            parts.append(word)
+            size += len(word) + 1
+        quote = " ".join(parts)
+    else:
+        quote = " ".join(rng.choice(vocab) for _ in range(words or 1))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "e.md"
+        path.write_text("---\nsource: https://x\n---\n" + body + "\n", encoding="utf-8")
+        compile_quote.cache_clear()
+        ev = Evidence.load(path, "e.md")
+        ev.whole()
+        start = time.perf_counter()
+        m = locate(quote, ev, [[Range(5, 20)]])
+        return time.perf_counter() - start, m.status
+
+
 def big_file_seconds(megabytes: int) -> float:
     """Seconds to check a package whose one evidence file has ``megabytes`` MB."""
     rng = random.Random(2)
@@ -212,6 +251,14 @@ def main() -> None:
         ratio = (results[100] - base) / max(results[1] - base, 1e-9)
         print(f"100x / 1x after start-up: {ratio:.1f}x (target <= 120x)")
     print(f"altered 300-char quote in 1 MB: {fuzzy_relocation_ms():.1f} ms median (target <= 20 ms)")
+    for label, kwargs in (
+        ("2,000-word non-matching quote vs 28 KB", {"words": 2000}),
+        ("4,000-word non-matching quote vs 28 KB", {"words": 4000}),
+        ("1.2 MB non-matching quote vs 28 KB", {"chars": 1_200_000}),
+        ("2,000-word non-matching quote vs 1 MB", {"words": 2000, "evidence_bytes": 1_000_000}),
+    ):
+        seconds, status = hostile_quote_seconds(**kwargs)  # type: ignore[arg-type]
+        print(f"{label}: {seconds:.3f} s ({status}; was 27 s, 216 s and > 90 min before the bound)")
     for mb in (5, 50):
         print(f"{mb:>3} MB evidence file: {big_file_seconds(mb):.2f} s")
     print(importtime())

@@ -21,10 +21,15 @@ LINK = re.compile(r"!?\[(?P<text>[^\]\n]*)\]\((?P<target><[^>\n]*>|[^()\s]*(?:\(
 _LIST = re.compile(r"[ \t]*:(?P<list>[^;()\[\]\n]*)")
 _ITEM = re.compile(
     r"\s*(?:(?P<label>[^\s,;:()][^,;:()]*?)\s+)?"
-    r"(?P<ranges>L\d+(?:-L?\d+)?(?:\s*\+\s*L\d+(?:-L?\d+)?)*)\s*"
+    r"(?P<ranges>L[0-9]+(?:-L?[0-9]+)?(?:\s*\+\s*L[0-9]+(?:-L?[0-9]+)?)*)\s*"
 )
-_RANGE = re.compile(r"L(\d+)(?:-L?(\d+))?")
-_FRAGMENT = re.compile(r"L(\d+)(?:-L?(\d+))?")
+# Line numbers are ASCII digits (``\d`` would take ``L١٣`` for L13), and at
+# most MAX_DIGITS of them: a longer one is a typo, and int() of thousands
+# of digits raises.
+MAX_DIGITS = 9
+_RANGE = re.compile(r"L([0-9]+)(?:-L?([0-9]+))?")
+_FRAGMENT = re.compile(r"L([0-9]{1,9})(?:-L?([0-9]{1,9}))?")
+_LONG_NUMBER = re.compile(r"[0-9]{%d,}" % (MAX_DIGITS + 1))
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +97,10 @@ def parse_anchor_list(text: str, base: int) -> tuple[list[Anchor], list[tuple[in
         label_words = (m.group("label") or "").split() if m else []
         if not item.strip():
             errors.append((base + pos, "empty anchor (a stray ',')"))
+        elif any(ch.isdigit() and not ch.isascii() for ch in item):
+            errors.append((base + pos, f"anchor {item.strip()!r}: write line numbers with the digits 0-9"))
+        elif m and _LONG_NUMBER.search(m.group("ranges")):
+            errors.append((base + pos, f"anchor {item.strip()[:40]!r}: a line number has more than {MAX_DIGITS} digits"))
         elif not m:
             errors.append((base + pos, f"cannot parse anchor {item.strip()!r} (expected [label ]L<start>[-<end>][+L...])"))
         elif label_words and _RANGE.fullmatch(label_words[-1]):
