@@ -34,7 +34,7 @@ from functools import lru_cache
 
 from .anchors import Range
 from .evidence import Evidence
-from .normalize import Normalized, normalize
+from .normalize import LINE_HYPHEN, Normalized, normalize
 
 ALTERED_THRESHOLD = 80.0
 NEAR_LINES = 40  # how far around the cited lines the first fuzzy pass looks
@@ -50,7 +50,7 @@ _OMISSION = "[...]"  # an omission line of the evidence, normalized
 
 # Negations an editorial mark may neither drop nor add (docs/citations.md).
 _NEG_WORDS = frozenset(
-    "not no never without none nor neither nothing nobody nowhere cannot cant wont dont doesnt didnt isnt arent "
+    "not no non never without none nor neither nothing nobody nowhere cannot cant wont dont doesnt didnt isnt arent "
     "wasnt werent shouldnt wouldnt couldnt mustnt neednt hasnt havent hadnt aint".split()
 )
 _NEG_PREFIXES = ("non-", "non", "un", "in", "im", "il", "ir")
@@ -156,7 +156,11 @@ def _first_letter_literals(text: str) -> tuple[str, ...]:
 @lru_cache(maxsize=4096)
 def compile_quote(quote: str) -> QuotePattern | None:
     """Normalize and compile a quote; None when nothing is left to match."""
-    text = normalize(quote).text.strip(_EDGE)
+    return _compile(normalize(quote).text.strip(_EDGE))
+
+
+def _compile(text: str) -> QuotePattern | None:
+    """Compile normalized quote text (see :func:`compile_quote`)."""
     if not text:
         return None
     literal = _first_letter_literals(text)
@@ -245,6 +249,8 @@ def _inside(text: str, i: int) -> bool:
         return True
     nxt = text[i + 1] if i + 1 < len(text) else ""
     prev = text[i - 2] if i >= 2 else ""
+    if b == LINE_HYPHEN or (a == " " and prev == LINE_HYPHEN):
+        return True  # dis|- tributions, dis- |tributions: one word broken at a line end
     if _token_char(a) and b in "'-/" and _token_char(nxt):
         return True  # can|'t, non|-convex, 3e|-4, 1|/10
     if a in "'-/" and _token_char(b) and _token_char(prev):
@@ -401,17 +407,19 @@ def _token(text: str, pos: int) -> tuple[int, int]:
     return _word_at(text, pos, pos + 1)
 
 
-def _sentence_part(dropped: str) -> str:
-    """The part of a dropped stretch that belongs to the quoted sentence(s).
+def _sentence_part(dropped: str, before: str) -> str:
+    """The part of a dropped stretch that belongs to a sentence the quote shows.
 
     An elision that runs past a sentence end drops whole sentences there;
-    only the stretch up to the first end (``head``), or after the last one
-    (``tail``), is still inside a sentence the quote shows.
+    only the stretch up to the first end (unless the quoted text before the
+    elision ended its sentence already), and the stretch after the last one,
+    are inside a sentence the quote shows.
     """
     ends = list(_SENTENCE_END.finditer(dropped))
     if not ends:
         return dropped
-    return dropped[: ends[0].start()] + " " + dropped[ends[-1].end() :]
+    head = "" if before.rstrip()[-1:] in (".", "!", "?", ";", ":") else dropped[: ends[0].start()]
+    return head + " " + dropped[ends[-1].end() :]
 
 
 def _check_insertion(inserted: str, quoted: str, source: str, glued: bool) -> tuple[str, str] | None:
@@ -436,7 +444,7 @@ def _check_marks(qp: QuotePattern, spans: list[tuple[int, int]], text: str, lo: 
         a, b = spans[k - 1][1], spans[k][0]
         dropped = text[a:b]
         if mark.elided:
-            part = _sentence_part(dropped)
+            part = _sentence_part(dropped, text[spans[k - 1][0] : a])
             neg = _negations(part)
             if neg:
                 word = next(iter(neg))
@@ -587,6 +595,10 @@ def word_diff(quoted: str, found: str, context: int = 3, trim: bool = False) -> 
     # the source's full stop without that being a difference worth showing.
     keys_a = [w.strip(_EDGE) for w in a]
     keys_b = [w.strip(_EDGE) for w in b]
+    if keys_a and keys_a[0]:
+        # The quote's first letter may change case (docs/citations.md).
+        first = keys_a[0]
+        keys_b = [first if w[1:] == first[1:] and w[:1].lower() == first[:1].lower() else w for w in keys_b]
     ops = _word_opcodes(keys_a, keys_b)
     if trim:
         # Keep only the source words facing the quote: as many before the
@@ -844,30 +856,32 @@ def _exact(qp: QuotePattern, ev: Evidence, whole: Normalized, valid: list[list[R
 
 # A word broken by a hyphen at the end of a line (PDF text): "dis-" / "tributions".
 _LINE_HYPHEN = re.compile(r"([^\W\d_]+)-[ \t]*\r?\n[ \t>]*([^\W\d_]+)")
-_QUOTE_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?")
+_QUOTE_WORD = re.compile(r"[^\W\d_]+(?:- ?[^\W\d_]+)?")
 
 
 @lru_cache(maxsize=64)
 def _line_hyphens(source: str) -> dict[str, str]:
-    """Words the evidence breaks with a hyphen at a line end: whole spelling -> normalized spelling.
+    """Words the evidence breaks with a hyphen at a line end: quote spelling -> evidence spelling.
 
-    Both ``distributions`` and ``dis-tributions`` map to ``dis- tributions``,
-    how the evidence reads once the line break is a space.
+    ``distributions``, ``dis-tributions`` and ``dis- tributions`` all map to
+    the evidence's normalized form, ``dis`` U+2010 space ``tributions``:
+    that form exists only where a line ended after the hyphen.
     """
     found: dict[str, str] = {}
     for m in _LINE_HYPHEN.finditer(source):
         left, right = m.group(1), m.group(2)
-        spaced = f"{left}- {right}"
+        spaced = f"{left}{LINE_HYPHEN} {right}"
         found[left + right] = spaced
         found[f"{left}-{right}"] = spaced
+        found[f"{left}- {right}"] = spaced
     return found
 
 
 def _unhyphenated(qp: QuotePattern, source: str) -> QuotePattern | None:
     """The quote with each word the evidence hyphenates at a line break spelled as the evidence does.
 
-    The join applies only where the evidence breaks that word at a line end;
-    anywhere else ``dis- tributions`` and ``distributions`` stay different.
+    The join applies only where the evidence breaks that word at a line end
+    (U+2010 marks those places); anywhere else the spellings stay different.
     """
     if "-" not in source:
         return None
@@ -877,7 +891,7 @@ def _unhyphenated(qp: QuotePattern, source: str) -> QuotePattern | None:
     changed = _QUOTE_WORD.sub(lambda m: hyphens.get(m.group(), m.group()), qp.text)
     if changed == qp.text:
         return None
-    return compile_quote(changed)
+    return _compile(changed)
 
 
 def _broken(hit: Hit, lines: tuple[int, int] | None) -> Match:

@@ -53,10 +53,18 @@ _DROP = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
 _FOLDED = frozenset(_DASHES + _QUOTES + _DROP + "\u2026")
 _STRIP = re.compile("[" + re.escape(_DROP) + "]")
 _MAX_PASSES = 4  # a bound only: real text is stable after the second pass
-# What a pass can still change in normalized text: the openers of tags and
-# entities, and a combining mark an entity decoded to (the next pass
-# composes it).
-_UNSTABLE = re.compile("[<&\u0300-\u036f]")
+# What a later pass can still change: a combining mark an entity decoded to
+# (the next pass composes it with its base). Tags, comments and entities are
+# read in the first pass only, as a renderer reads them: text that only
+# looks like a tag once line breaks are spaces, or once an entity is
+# decoded (``&lt;b&gt;``), is text.
+_UNSTABLE = re.compile("[\u0300-\u036f]")
+# A hyphen that ends a line between two letters (PDF text: "dis-" then
+# "tributions") is kept as U+2010, which nothing else normalizes to, so the
+# matcher can join the word there and only there.
+LINE_HYPHEN = "\u2010"
+_LINE_BREAK_HYPHEN = re.compile(r"[ \t]*\r?\n[ \t>]*[^\W\d_]")
+_FIRST_PASS_ONLY = frozenset({"comment", "tag", "supsub", "entity"})
 GAP = "[...]"  # what an HTML comment of the evidence becomes: an omission
 
 # Elements whose bare tags (no attributes) sources use for formatting, and
@@ -71,8 +79,14 @@ _HTML_NAMES = (
     "math|semantics|annotation|annotation-xml|mrow|mi|mn|mo|ms|mtext|mspace|msub|msup|msubsup|mfrac|msqrt|"
     "mroot|munder|mover|munderover|mtable|mtr|mtd|mstyle|mpadded|mphantom|menclose"
 )
-# One attribute, on one line: a name, optionally ``=`` and a value.
-_ATTR = r"""[A-Za-z_:][-A-Za-z0-9_:.]*(?:[ \t]*=[ \t]*(?:"[^"\n<>]*"|'[^'\n<>]*'|[^\s"'=<>`]+))?"""
+# One attribute, on one line: a name, ``=`` and a value; or one of the
+# boolean attributes, which stand alone (``<details open>``). ``<b and c>``
+# is text: no element has attributes named "and" and "c" without values.
+_ATTR = (
+    r"""(?:[A-Za-z_:][-A-Za-z0-9_:.]*[ \t]*=[ \t]*(?:"[^"\n<>]*"|'[^'\n<>]*'|[^\s"'=<>`]+)"""
+    r"|(?i:hidden|open|disabled|checked|selected|controls|autoplay|loop|muted|async|defer|nowrap|compact|reversed|"
+    r"download|novalidate|readonly|required|multiple|inert|itemscope)(?![-A-Za-z0-9_:.]))"
+)
 
 # Letters that NFKC and folding leave alone (checked by a test), so runs of
 # them need no work per character: Latin, Greek, Cyrillic, kana, CJK and
@@ -218,7 +232,7 @@ def normalize(source: str, base: int = 0, drop: Sequence[int] = ()) -> Normalize
     for _ in range(_MAX_PASSES):
         if not _UNSTABLE.search(result.text):
             break  # nothing a pass could still act on: the common case for plain prose
-        again = _normalize_once(result.text)
+        again = _normalize_once(result.text, first=False)
         if again.text == result.text:
             break
         result = _compose(again, result)
@@ -254,8 +268,8 @@ def _compose(outer: Normalized, inner: Normalized) -> Normalized:
     return Normalized(outer.text, norm_starts, orig_starts, linear, inner.orig_end)
 
 
-def _normalize_once(source: str, base: int = 0, drop: Sequence[int] = ()) -> Normalized:
-    """One normalization pass (see :func:`normalize`)."""
+def _normalize_once(source: str, base: int = 0, drop: Sequence[int] = (), first: bool = True) -> Normalized:
+    """One normalization pass (see :func:`normalize`); markup is read in the ``first`` only."""
     n = len(source)
     # Dropped characters (markup the caller found, invisible characters) go
     # before anything else is read. ``shifted[k]`` is where the k-th
@@ -324,6 +338,8 @@ def _normalize_once(source: str, base: int = 0, drop: Sequence[int] = ()) -> Nor
             i = end - 1
             kind = "other"
             end = i + 1
+        if not first and kind in _FIRST_PASS_ONLY:
+            kind, end = "other", i + 1
         if kind == "comment":
             # A comment is a gap in the text, never a join of its two sides.
             # The search for its end is remembered, so many unclosed "<!--"
@@ -348,7 +364,9 @@ def _normalize_once(source: str, base: int = 0, drop: Sequence[int] = ()) -> Nor
             table = _SUP if m.group("ss").lower() == "sup" else _SUB
             emit(_scripts(m.group("sstext"), table), i, False)
         elif kind == "dash":
-            if len(m.group()) > 1 or m.group() in _EM_DASHES:
+            if m.group() == "-" and i > 0 and source[i - 1].isalpha() and _LINE_BREAK_HYPHEN.match(source, end):
+                emit(LINE_HYPHEN, i, False)  # "dis-" at a line end: see matching's hyphenation rule
+            elif len(m.group()) > 1 or m.group() in _EM_DASHES:
                 emit(" ", i, False)
                 emit("-", i, False)
                 emit(" ", i, False)
