@@ -226,6 +226,12 @@ def flagged(bug: str, twin: str, name: str) -> bool:
         return RUNNERS[name](Setup.of(prog))
 
 
+def not_applicable(bug: str, twin: str) -> dict[str, str]:
+    """check name -> why its premise does not hold for this program (its NOT_APPLICABLE, if any)."""
+    return dict(getattr(program(bug, twin), "NOT_APPLICABLE", {}))
+
+
 def measured(bug: str, twin: str) -> frozenset[str]:
-    """Names of the diagnostics that flag this program."""
-    return frozenset(name for name in RUNNERS if flagged(bug, twin, name))
+    """Names of the diagnostics that flag this program, leaving out those it declares not applicable."""
+    skip = not_applicable(bug, twin)
+    return frozenset(name for name in RUNNERS if name not in skip and flagged(bug, twin, name))
