@@ -22,9 +22,9 @@ from markdown_it.token import Token
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
+from ..core.textio import TextFile
 from .anchors import CacheLink, find_links
 from .evidence import parse_yaml
-from ..core.textio import TextFile
 
 CODE = "\ue001"  # masks code characters in the scan text so they never delimit a quote
 IsCache = Callable[[str, str], bool]  # (link text, target) -> is it a cache link?
@@ -38,6 +38,7 @@ _CLOSING = re.compile(r"[.,;:!?)\]'\u2019]*")  # may stand between a quote and i
 _SENTENCE_END = re.compile(r"[.!?][\"')\]\u201d\u2019]*")
 _BETWEEN_REFS = re.compile(r"[\s.,;:!?)\]\"'\u201d\u2019]*")  # refs separated by this form one group
 _COMMENTS = re.compile(r"<!--[\s\S]*?-->")
+_MARKERS = re.compile(r"[ \t>]*")  # blockquote markers and indentation at a line start
 _WORD = re.compile(r"\w+")
 
 
@@ -65,7 +66,7 @@ def parser() -> MarkdownIt:
                 state.env.setdefault(TOO_DEEP, line)
         tokenize(block, state, start_line, end_line)
 
-    block.tokenize = tokenize_noting_depth  # type: ignore[method-assign]
+    block.tokenize = tokenize_noting_depth  # type: ignore[method-assign,assignment]
     return md
 
 
@@ -320,7 +321,8 @@ class _Builder:
             # References inside the quotation marks (``"...silently.[^a]"``).
             for offset in ref_offsets[bisect_left(ref_offsets, start) : bisect_right(ref_offsets, end)]:
                 cited.extend(at[offset])
-            after = _CLOSING.match(scan, m.end()).end()
+            closing = _CLOSING.match(scan, m.end())
+            after = closing.end() if closing else m.end()
             if after in at:
                 cited.extend(at[after])
             elif not cited and len(_WORD.findall(body)) >= 3:
@@ -430,7 +432,7 @@ class _Builder:
         needle = tok.markup if tok.type == "fence" else tok.content.strip().split("\n", 1)[0]
         col = text.find(needle) if needle else -1
         if col < 0:
-            m = re.match(r"[ \t>]*", text)
+            m = _MARKERS.match(text)
             col = m.end() if m else 0
         return line, col + 1
 
@@ -453,7 +455,8 @@ class _Builder:
                 plain, _, refs = self.flatten(tok)
                 span = self.block_span(tok.map)
                 offsets = self.add_references(refs, span)
-                start = span[0] + len(re.match(r"[ \t>]*", self.text[span[0] : span[1]]).group())
+                markers = _MARKERS.match(self.text, span[0], span[1])
+                start = markers.end() if markers else span[0]
                 paragraphs.append(_Paragraph(plain, refs, offsets, start))
                 self.record_links_only(tok)
             elif tok.type in ("fence", "code_block"):

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import yaml
 
+from ..core.textio import InputError, TextFile, read_text
 from .markup import markup_offsets
 from .normalize import Normalized, normalize
-from ..core.textio import InputError, TextFile, read_text
 
 REQUIRED_KEYS = ("source", "title", "author", "retrieved", "kind", "license", "sha256")
 KINDS = ("excerpt", "transcript", "notes")
