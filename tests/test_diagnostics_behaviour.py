@@ -308,8 +308,7 @@ def test_ppo_first_ratio_is_one_to_rounding_and_not_with_dropout():
 
 def test_smoke_test_block_runs_and_shows_what_the_text_expects():
     """All diagnostic blocks pasted into one namespace, then the smoke-test block."""
-    text = zoo.DIAGNOSTICS_MD.read_text(encoding="utf-8")
-    smoke = re.search(r"## Smoke test on a toy model.*?```python\n(.*?)```", text, re.DOTALL).group(1)
+    smoke = zoo.smoke_test_source()
     namespace: dict = {"__name__": "diagnostics_md_smoke"}
     for name, source in zoo.diagnostic_sources().items():
         exec(compile(source, f"{zoo.DIAGNOSTICS_MD}#{name}", "exec"), namespace)  # noqa: S102

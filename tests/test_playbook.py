@@ -11,6 +11,7 @@ import itertools
 import re
 from pathlib import Path
 
+import doc_blocks
 import numpy as np
 import pytest
 import static_patterns as sp
@@ -18,12 +19,12 @@ import static_patterns as sp
 ROOT = Path(__file__).resolve().parent.parent
 PLAYBOOK = ROOT / "PLAYBOOK.md"
 DIAGNOSTICS = ROOT / "refs" / "diagnostics.md"
-_BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
 _CLAIM = re.compile(r"`([\w-]+)` \(((?:`\w+`(?:, )?)+)\)")
 
 
 def blocks() -> list[str]:
-    return _BLOCK.findall(PLAYBOOK.read_text(encoding="utf-8"))
+    """The python blocks of PLAYBOOK.md that carry no "not run" marker (tests/doc_blocks.py)."""
+    return [b.source for b in doc_blocks.parse(PLAYBOOK) if b.is_python and b.skip is None]
 
 
 def defining(name: str) -> dict:

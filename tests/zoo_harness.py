@@ -49,6 +49,12 @@ def diagnostic_sources() -> dict[str, str]:
     return sources
 
 
+def smoke_test_source() -> str:
+    """The python block of the "Smoke test on a toy model" section of diagnostics.md."""
+    text = DIAGNOSTICS_MD.read_text(encoding="utf-8")
+    return re.search(r"## Smoke test on a toy model.*?```python\n(.*?)```", text, re.DOTALL).group(1)
+
+
 @functools.cache
 def diagnostic(name: str) -> Callable:
     """The function or class `name`, executed from its Markdown block in a fresh namespace."""
