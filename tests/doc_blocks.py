@@ -189,7 +189,7 @@ def run_file(path: Path, cwd: Path, timeout: float = TIMEOUT_S) -> list[dict]:
     report = cwd / "doc_blocks_report.json"
     env = dict(os.environ, MPLBACKEND="Agg", PYTHONHASHSEED="0")
     proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--json", str(report), str(path)],
-                          cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+                          cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False)
     if not report.exists():
         raise RuntimeError(f"the runner for {path} died (exit {proc.returncode}): {proc.stderr[-2000:]}")
     return json.loads(report.read_text(encoding="utf-8"))
