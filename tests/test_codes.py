@@ -55,6 +55,24 @@ def _append(pkg: Package, text: str) -> None:
 Mutation = Callable[[Package], None]
 
 
+def _unlistable_folder(pkg: Package, top: str) -> None:
+    """A folder nobody can list, even root: its path is longer than PATH_MAX.
+
+    Each level is created relative to its parent's descriptor (``dir_fd``),
+    so no single path handed to the kernel is too long; the walk, which
+    joins the whole path, then fails to list the deepest level.
+    """
+    fd = os.open(pkg.root, os.O_RDONLY)
+    try:
+        for name in [top, *["d" * 250] * 20]:
+            os.mkdir(name, dir_fd=fd)
+            child = os.open(name, os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = child
+    finally:
+        os.close(fd)
+
+
 def _plugin(pkg: Package, body: str = '"name": "pkg", "version": "1.0.0", "skills": ["./"]', version: str = "1.0.0") -> None:
     """A plugin manifest and a marketplace listing it, the plugin's fields given as JSON text."""
     pkg.write(".claude-plugin/plugin.json", "{" + body + "}\n")
@@ -73,6 +91,10 @@ CASES: dict[str, tuple[Mutation, Mutation]] = {
     "SC003": (
         lambda p: p.write("sub/SKILL.md", "---\nname: sub\ndescription: A sub-skill.\nname: sub\n---\n"),
         lambda p: p.write("sub/SKILL.md", "---\nname: sub\ndescription: A sub-skill.\n---\n"),
+    ),
+    "SC004": (
+        lambda p: _unlistable_folder(p, "notes"),
+        lambda p: _unlistable_folder(p, ".hidden"),  # hidden folders are never walked, so never listed
     ),
     "SC101": (
         lambda p: p.replace("SKILL.md", "# Pkg\n", "# Pkg\n\nA claim.[^missing]\n"),
@@ -277,3 +299,27 @@ def test_altered_quote_has_score_lines_and_word_diff(pkg: Package) -> None:
     assert f"L{_bug()}-{_bug()}" in d.message
     assert "[-that-]" in d.message
     assert "score" in d.message
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="permission bits do not bind root (the PATH_MAX case above covers root)")
+def test_folder_without_permission_is_a_finding(pkg: Package) -> None:
+    folder = pkg.root / "private"
+    folder.mkdir()
+    (folder / "x.md").write_text('"An invented quote that nobody wrote"[^src]\n')
+    folder.chmod(0)
+    try:
+        found = [(d.code, d.path, d.subject) for d in check(pkg.root).diagnostics]
+    finally:
+        folder.chmod(0o755)
+    assert found == [("SC004", "private", "private")]
+
+
+def test_unlistable_folder_is_reported_once_with_its_path(pkg: Package) -> None:
+    _unlistable_folder(pkg, "notes")
+    found = [d for d in check(pkg.root).diagnostics]
+    assert [d.code for d in found] == ["SC004"]
+    limit = os.pathconf("/", "PC_PATH_MAX")  # counts the final NUL
+    parts = ["notes", *["d" * 250] * 20]
+    first_too_long = next(k for k in range(1, len(parts) + 1) if len(str(pkg.root.joinpath(*parts[:k]))) >= limit)
+    assert found[0].path == "/".join(parts[:first_too_long])
+    assert "(File name too long)" in found[0].message

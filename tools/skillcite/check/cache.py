@@ -1,11 +1,20 @@
 """An on-disk cache of parsed documents and normalized evidence.
 
 Parsing Markdown and normalizing evidence dominate a check once the
-interpreter is up; both are pure functions of a file's bytes (and, for
-documents, of where the file and the evidence folder are). Results are kept
-under the user's cache folder, keyed by a SHA-256 of those inputs and of the
-source of the modules that compute them, so an edit to either a file or to
-skillcite itself simply misses the cache.
+interpreter is up; both are pure functions of a file's text, of skillcite's
+own code, of the libraries that parse (markdown-it-py, mdit-py-plugins,
+PyYAML with or without libyaml, rapidfuzz) and of Python's Unicode tables
+(NFKC). Results are kept under the user's cache folder, keyed by a SHA-256
+of the text and of :func:`code_fingerprint`, which covers every one of those:
+an edit to a file, to any module of skillcite, an upgrade of a library or of
+Python simply misses the cache.
+
+Entries are JSON (never pickle: loading an entry cannot run code). Only the
+dataclasses named in :data:`_ALLOWED` are rebuilt from it; anything else in
+an entry makes it a miss. Entries live in one folder per code fingerprint;
+the folders of other fingerprints (older code or libraries) are deleted the
+first time this process writes, and the current folder is kept under
+:data:`MAX_ENTRIES` entries and :data:`MAX_AGE_DAYS` days (oldest first).
 
 The cache is an optimization only: any error reading or writing it is
 ignored and the work is done afresh. ``SKILLCITE_NO_CACHE=1`` or
@@ -14,19 +23,33 @@ ignored and the work is done afresh. ``SKILLCITE_NO_CACHE=1`` or
 
 from __future__ import annotations
 
+import base64
+import dataclasses
+import datetime as dt
 import hashlib
+import json
 import os
-import pickle
+import shutil
+import sys
 import tempfile
+import time
+import unicodedata
+from array import array
 from functools import lru_cache
+from importlib import metadata, util
 from pathlib import Path
+from typing import Any
 
-FORMAT = b"skillcite-cache-1"
-_MODULES = ("anchors.py", "document.py", "normalize.py", "markup.py", "evidence.py", "cache.py")
+FORMAT = b"skillcite-cache-2"  # 1 was pickle
+DEPENDENCIES = ("markdown-it-py", "mdit-py-plugins", "PyYAML", "rapidfuzz")
+MAX_ENTRIES = 4000
+MAX_AGE_DAYS = 30
+_PACKAGE = Path(__file__).resolve().parent.parent  # tools/skillcite
+_pruned = False
 
 
 def cache_dir() -> Path:
-    """Where cached results live (created on first write)."""
+    """Where cached results live (created on first write); refresh keeps its HTTP cache in ``http/`` here."""
     explicit = os.environ.get("SKILLCITE_CACHE_DIR")
     if explicit:
         return Path(explicit)
@@ -39,17 +62,41 @@ def enabled() -> bool:
     return not os.environ.get("SKILLCITE_NO_CACHE")
 
 
+def _version(name: str) -> str:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "absent"
+
+
 @lru_cache(maxsize=1)
 def code_fingerprint() -> bytes:
-    """A digest of the modules whose output is cached."""
+    """A digest of everything a cached result depends on besides its input text.
+
+    Every source file of the skillcite package (not only the parsing
+    modules: a rule may change what a parse must hold), the versions of the
+    parsing libraries, whether PyYAML has its C loader, the Python version
+    and its Unicode database version.
+    """
     h = hashlib.sha256(FORMAT)
-    here = Path(__file__).parent
-    for name in _MODULES:
+    for path in sorted(_PACKAGE.rglob("*.py")):
+        h.update(path.relative_to(_PACKAGE).as_posix().encode())
         try:
-            h.update((here / name).read_bytes())
+            h.update(hashlib.sha256(path.read_bytes()).digest())
         except OSError:
-            h.update(name.encode())
+            h.update(b"unreadable")
+    for name in DEPENDENCIES:
+        h.update(f"{name}={_version(name)};".encode())
+    try:
+        libyaml = util.find_spec("yaml._yaml") is not None
+    except (ImportError, ValueError):
+        libyaml = False
+    h.update(f"libyaml={libyaml};python={sys.version};unicode={unicodedata.unidata_version}".encode())
     return h.digest()
+
+
+def _folder() -> Path:
+    return cache_dir() / "check" / code_fingerprint().hex()[:16]
 
 
 def key(kind: str, *parts: bytes | str) -> str:
@@ -63,28 +110,151 @@ def key(kind: str, *parts: bytes | str) -> str:
     return h.hexdigest()
 
 
-def load(name: str):
-    """The cached object for ``name``, or None."""
-    path = cache_dir() / name[:2] / name
+# -- a JSON codec for the cached dataclasses --------------------------------------
+@lru_cache(maxsize=1)
+def _allowed() -> dict[str, type]:
+    """The classes an entry may hold, by name (imported on first use)."""
+    from . import anchors, document, normalize
+
+    classes: list[type] = [
+        anchors.Range,
+        anchors.Anchor,
+        anchors.CacheLink,
+        normalize.Normalized,
+        *(getattr(document, name) for name in dir(document)),
+    ]
+    return {c.__name__: c for c in classes if isinstance(c, type) and dataclasses.is_dataclass(c)}
+
+
+def encode(value: Any) -> Any:
+    """``value`` as JSON data; raises TypeError for anything the codec does not know."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, list):
+        return [encode(v) for v in value]
+    if isinstance(value, tuple):
+        return {"__tuple__": [encode(v) for v in value]}
+    if isinstance(value, (set, frozenset)):
+        return {"__set__": sorted((encode(v) for v in value), key=repr)}
+    if isinstance(value, dict):
+        if all(isinstance(k, str) for k in value):
+            return {"__dict__": {k: encode(v) for k, v in value.items()}}
+        return {"__pairs__": [[encode(k), encode(v)] for k, v in value.items()]}
+    if isinstance(value, array):
+        return {"__array__": [value.typecode, base64.b64encode(value.tobytes()).decode("ascii")]}
+    if isinstance(value, dt.datetime):
+        return {"__datetime__": value.isoformat()}
+    if isinstance(value, dt.date):
+        return {"__date__": value.isoformat()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        name = type(value).__name__
+        if _allowed().get(name) is not type(value):
+            raise TypeError(f"cannot cache {type(value).__qualname__}")
+        return {"__class__": name, "fields": {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init}}
+    raise TypeError(f"cannot cache {type(value).__qualname__}")
+
+
+def decode(data: Any) -> Any:
+    """The value :func:`encode` turned into ``data``; ValueError for anything unexpected."""
+    if data is None or isinstance(data, (bool, int, float, str)):
+        return data
+    if isinstance(data, list):
+        return [decode(v) for v in data]
+    if not isinstance(data, dict) or len(data) not in (1, 2):
+        raise ValueError("not a cache entry")
+    if "__class__" in data:
+        cls = _allowed().get(data["__class__"])
+        if cls is None or not isinstance(data.get("fields"), dict):
+            raise ValueError(f"class {data['__class__']!r} is not cached here")
+        return cls(**{k: decode(v) for k, v in data["fields"].items()})
+    (tag, body), = data.items()
+    if tag == "__tuple__":
+        return tuple(decode(v) for v in body)
+    if tag == "__set__":
+        return {decode(v) for v in body}
+    if tag == "__dict__":
+        return {k: decode(v) for k, v in body.items()}
+    if tag == "__pairs__":
+        return {decode(k): decode(v) for k, v in body}
+    if tag == "__array__":
+        typecode, raw = body
+        out = array(typecode)
+        out.frombytes(base64.b64decode(raw))
+        return out
+    if tag == "__datetime__":
+        return dt.datetime.fromisoformat(body)
+    if tag == "__date__":
+        return dt.date.fromisoformat(body)
+    raise ValueError(f"unknown tag {tag!r}")
+
+
+# -- entries on disk ------------------------------------------------------------
+def load(name: str) -> Any:
+    """The cached value for ``name``, or None (a missing, truncated or foreign entry is a miss)."""
+    path = _folder() / name[:2] / f"{name}.json"
     try:
         with open(path, "rb") as fh:
-            return pickle.load(fh)  # our own cache folder: same trust as our own files
-    except Exception:  # a missing, truncated or foreign entry is just a miss
+            value = decode(json.loads(fh.read()))
+        os.utime(path)  # recently used: pruned last
+        return value
+    except Exception:  # noqa: BLE001 - any problem with an entry is only a miss
         return None
 
 
-def store(name: str, value) -> None:
-    """Write ``value`` for ``name`` atomically; failures are ignored."""
-    folder = cache_dir() / name[:2]
+def store(name: str, value: Any) -> None:
+    """Write ``value`` for ``name`` atomically; failures (and values the codec refuses) are ignored."""
     try:
+        data = json.dumps(encode(value), ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+        folder = _folder() / name[:2]
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as fh:
-                pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, folder / name)
+                fh.write(data)
+            os.replace(tmp, folder / f"{name}.json")
         except BaseException:
             os.unlink(tmp)
             raise
-    except Exception:
-        pass
+    except Exception:  # noqa: BLE001 - the cache is an optimization only
+        return
+    global _pruned
+    if not _pruned:
+        _pruned = True
+        prune()
+
+
+def prune(max_entries: int = MAX_ENTRIES, max_age_days: float = MAX_AGE_DAYS) -> int:
+    """Delete stale entries; return how many files went.
+
+    Stale: every folder of another code fingerprint, entries of the pickle
+    format (version 1, two-hex-digit folders at the top), entries not used for
+    ``max_age_days``, and the least recently used beyond ``max_entries``.
+    """
+    removed = 0
+    base = cache_dir()
+    current = _folder()
+    try:
+        for old in (base / "check").iterdir():
+            if old != current and old.is_dir():
+                removed += sum(1 for _ in old.rglob("*"))
+                shutil.rmtree(old, ignore_errors=True)
+        for legacy in base.iterdir():  # format 1 kept pickles in <base>/<2 hex>/<64 hex>
+            if len(legacy.name) == 2 and all(c in "0123456789abcdef" for c in legacy.name) and legacy.is_dir():
+                removed += sum(1 for _ in legacy.iterdir())
+                shutil.rmtree(legacy, ignore_errors=True)
+        entries: list[tuple[float, Path]] = []
+        for sub in current.iterdir():
+            for entry in os.scandir(sub):
+                entries.append((entry.stat().st_mtime, Path(entry.path)))
+    except OSError:
+        return removed
+    entries.sort(reverse=True)  # newest first
+    cutoff = time.time() - max_age_days * 86400
+    for n, (mtime, path) in enumerate(entries):
+        if n >= max_entries or mtime < cutoff:
+            try:
+                path.unlink()
+                removed += 1
+            except OSError:
+                pass
+    return removed

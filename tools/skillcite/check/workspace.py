@@ -21,6 +21,7 @@ from ..core.config import Config, load_config
 from ..core.textio import (
     InputError,
     TextFile,
+    is_dir_safe,
     is_file_or_unreadable,
     line_starts,
     read_text,
@@ -68,6 +69,7 @@ class Workspace:
         self._real: dict[Path, Path] = {}
         self._resolved: dict[tuple[str, str], tuple[Path | None, str | None]] = {}
         self._derived: dict[str, object] = {}
+        self.unreadable: list[tuple[Path, str]] = []  # folders discovery could not list, and why
 
     # -- paths -----------------------------------------------------------
     def rel(self, path: Path) -> str:
@@ -83,9 +85,13 @@ class Workspace:
 
     # -- discovery -------------------------------------------------------
     def discover(self) -> list[Path]:
-        """Markdown documents to check, sorted, never inside the evidence folder."""
+        """Markdown documents to check, sorted, never inside the evidence folder.
+
+        A folder that cannot be listed is recorded in :attr:`unreadable`
+        (reported as SC004), never skipped in silence.
+        """
         found: list[Path] = []
-        for dirpath, dirnames, filenames in os.walk(self.root):
+        for dirpath, dirnames, filenames in os.walk(self.root, onerror=self._unreadable):
             base = Path(dirpath)
             keep = []
             for d in sorted(dirnames):
@@ -101,14 +107,29 @@ class Workspace:
         return sorted(found)
 
     def evidence_files(self) -> list[Path]:
-        """Evidence files in the evidence folder (any depth), sorted; its README is not one."""
-        if not self.evidence_dir.is_dir():
-            return []
-        return [
-            p
-            for p in sorted(self.evidence_dir.rglob("*.md"))
-            if p.name not in EVIDENCE_EXEMPT and is_file_or_unreadable(p)
-        ]
+        """Evidence files in the evidence folder (any depth), sorted; its README is not one.
+
+        Listed once per workspace; unlistable folders go to :attr:`unreadable`.
+        """
+
+        def compute() -> list[Path]:
+            if not is_dir_safe(self.evidence_dir):
+                return []
+            found: list[Path] = []
+            for dirpath, dirnames, filenames in os.walk(self.evidence_dir, onerror=self._unreadable):
+                dirnames.sort()
+                found.extend(
+                    Path(dirpath) / name
+                    for name in filenames
+                    if name.endswith(".md") and name not in EVIDENCE_EXEMPT and is_file_or_unreadable(Path(dirpath) / name)
+                )
+            return sorted(found)
+
+        return self.derived("evidence_files", compute)
+
+    def _unreadable(self, error: OSError) -> None:
+        path = Path(error.filename) if error.filename else self.root
+        self.unreadable.append((path, error.strerror or str(error)))
 
     def checked_documents(self) -> list[Document]:
         """The documents the check covers (discovered and loaded once, in order)."""

@@ -1,8 +1,9 @@
-"""SC001-SC003: Markdown structure that would hide text from every other rule."""
+"""SC001-SC004: structure that would hide text from every other rule (fences, nesting, front matter, unreadable folders)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 from ...core.diagnostics import Diagnostic
 from ..document import Document
@@ -39,4 +40,23 @@ def structure(ws: Workspace) -> Iterator[Diagnostic]:
             )
 
 
-RULE = Rule("structure", ("SC001", "SC002", "SC003"), structure)
+def unreadable_folders(ws: Workspace) -> Iterator[Diagnostic]:
+    """SC004 for each folder discovery could not list: nothing in it was checked."""
+    ws.checked_documents()
+    ws.evidence_files()
+    seen: set[Path] = set()
+    for path, reason in ws.unreadable:
+        if path in seen:
+            continue
+        seen.add(path)
+        rel = ws.rel(path)
+        yield Diagnostic.make("SC004", rel, 1, 1, f"folder cannot be read ({reason}): nothing in it is checked", subject=rel)
+
+
+def structure_and_folders(ws: Workspace) -> Iterator[Diagnostic]:
+    """:func:`structure`, then :func:`unreadable_folders`."""
+    yield from structure(ws)
+    yield from unreadable_folders(ws)
+
+
+RULE = Rule("structure", ("SC001", "SC002", "SC003", "SC004"), structure_and_folders)
