@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import random
 import re
-import time
 import unicodedata
 from pathlib import Path
 
@@ -173,10 +172,9 @@ def test_many_elisions_in_a_large_file_stay_fast(tmp_path: Path) -> None:
     words = ["the", "model", "loss", "gradient", "learning", "rate", "batch", "norm", "layer", "weight", "decay", "step", "bug", "data"]
     body = "\n\n".join(" ".join(rng.choice(words) for _ in range(60)) for _ in range(2500)) + "\n"
     e = ev(tmp_path, body)
-    started = time.perf_counter()
+    # Finishing at all is the test; the time is measured by bench/check_speed.py.
     assert status(e, " [...] ".join(["the model"] * 30 + ["zebra"]), [Range(11, 20)]) != "verified"
     assert status(e, " [x] ".join(["the"] * 30 + ["zebra"]), [Range(11, 20)]) != "verified"
-    assert time.perf_counter() - started < 5
 
 
 def test_fast_letter_runs_are_left_alone_by_folding() -> None:
@@ -188,10 +186,8 @@ def test_fast_letter_runs_are_left_alone_by_folding() -> None:
 
 
 def test_large_cjk_evidence_normalizes_fast() -> None:
-    text = "深度学习模型的训练很难调试。" * 200_000  # 2.8 M characters
-    started = time.perf_counter()
-    assert normalize_text(text).startswith("深度学习")
-    assert time.perf_counter() - started < 2
+    text = "深度学习模型的训练很难调试。" * 200_000  # 2.8 M characters (timed in bench/check_speed.py)
+    assert normalize_text(text) == text
 
 
 def test_a_paragraph_of_many_quotes_stays_linear(pkg: Package) -> None:
@@ -199,10 +195,8 @@ def test_a_paragraph_of_many_quotes_stays_linear(pkg: Package) -> None:
     # paragraph (128 KB) took 4.8 s.
     content = " ".join('"one two three"' for _ in range(8000)) + " end[^s]"
     package(pkg, "one two three\n", content, "L11")
-    started = time.perf_counter()
-    report = check(pkg.root)
+    report = check(pkg.root)  # timed in bench/check_speed.py
     assert len(report.outcomes) == 8000 and report.quotes_verified == 8000
-    assert time.perf_counter() - started < 2.5
 
 
 # -- crashes -------------------------------------------------------------------
