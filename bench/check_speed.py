@@ -110,6 +110,43 @@ def run_check(root: Path, *extra: str) -> tuple[float, int, str]:
     return wall, max(peak, before), proc.stdout.strip().splitlines()[-1]
 
 
+def _seconds(cmd: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, capture_output=True, check=False)
+    return time.perf_counter() - start
+
+
+def range_audit_ratios(root: Path, rounds: int = 5) -> tuple[float, float, float]:
+    """Median seconds of the range-only audit, a warm check and a cold check, measured alternately.
+
+    Alternating the three in each round spreads the machine's load over all
+    of them alike; the check's cache is filled before the first round.
+    """
+    audit = [sys.executable, str(REPO / "bench" / "range_audit.py"), str(root)]
+    check = [sys.executable, "-m", "skillcite", "check", str(root)]
+    subprocess.run(check, capture_output=True, check=False)
+    times: dict[str, list[float]] = {"audit": [], "warm": [], "cold": []}
+    for _ in range(rounds):
+        times["audit"].append(_seconds(audit))
+        times["warm"].append(_seconds(check))
+        times["cold"].append(_seconds([*check, "--no-cache"]))
+    a, w, c = (sorted(times[k])[rounds // 2] for k in ("audit", "warm", "cold"))
+    return a, w, c
+
+
+def regression_seconds() -> dict[str, float]:
+    """The inputs that were once slow (tests check they finish; this times them)."""
+    sys.path.insert(0, str(REPO / "tools"))
+    from skillcite.check.normalize import normalize_text
+
+    out = {}
+    text = "深度学习模型的训练很难调试。" * 200_000
+    start = time.perf_counter()
+    normalize_text(text)
+    out["2.8 M CJK characters normalized"] = time.perf_counter() - start
+    return out
+
+
 def startup() -> float:
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", "import skillcite.cli.app"], check=True)
@@ -224,6 +261,17 @@ def main() -> None:
 
     shape = repo_shape()
     print(f"repository shape: {shape}")
+    for label, make in (("repository", None), ("10x synthetic", 10)):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = REPO
+            if make is not None:
+                root = Path(tmp)
+                generate(root, shape, make)
+            a, w, c = range_audit_ratios(root)
+            print(
+                f"{label}: range-only audit {a:.3f} s; check warm {w:.3f} s = {w / a:.2f}x (goal <= 1.0x), "
+                f"cold {c:.3f} s = {c / a:.2f}x (goal <= 2.0x) (medians of 5, alternated)"
+            )
     cold = sorted(run_check(REPO, "--no-cache")[0] for _ in range(5))
     run_check(REPO)  # fill the parse cache
     warm = sorted(run_check(REPO)[0] for _ in range(5))
@@ -259,6 +307,8 @@ def main() -> None:
     ):
         seconds, status = hostile_quote_seconds(**kwargs)  # type: ignore[arg-type]
         print(f"{label}: {seconds:.3f} s ({status}; was 27 s, 216 s and > 90 min before the bound)")
+    for label, seconds in regression_seconds().items():
+        print(f"{label}: {seconds:.2f} s")
     for mb in (5, 50):
         print(f"{mb:>3} MB evidence file: {big_file_seconds(mb):.2f} s")
     print(importtime())
