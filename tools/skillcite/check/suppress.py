@@ -9,7 +9,7 @@ Codes are full codes or prefixes, as with ``--ignore``. The "next block" is
 the next Markdown block at the comment's own nesting level (a paragraph, a
 blockquote, a list, a footnote definition ...), found by the parser, so a
 comment inside a list item covers the next block of that item. A directive
-that names no known code is itself a finding (SC002): a typo must not
+that names no known code is itself a finding (SC009): a typo must not
 silently leave a finding visible, or worse, look like it hid one.
 """
 
