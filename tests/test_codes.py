@@ -96,6 +96,10 @@ CASES: dict[str, tuple[Mutation, Mutation]] = {
         lambda p: _unlistable_folder(p, "notes"),
         lambda p: _unlistable_folder(p, ".hidden"),  # hidden folders are never walked, so never listed
     ),
+    "SC009": (
+        lambda p: _append(p, "\n<!-- skillcite: ignore SC30 SC999 -->\n\n> An unsourced saying.\n"),
+        lambda p: _append(p, "\n<!-- skillcite: ignore SC304 -->\n\n> An unsourced saying.\n"),
+    ),
     "SC101": (
         lambda p: p.replace("SKILL.md", "# Pkg\n", "# Pkg\n\nA claim.[^missing]\n"),
         lambda p: p.replace("SKILL.md", "# Pkg\n", "# Pkg\n\nA claim.[^src]\n"),

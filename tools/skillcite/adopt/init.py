@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
 
-from ..core.textio import InputError as UsageError
+from ..check.workspace import BUNDLE_MARK
+from ..core.errors import UsageError
 from ..core.textio import atomic_write
 
 # Folders never walked: hidden ones (installs such as .claude/skills live
@@ -30,7 +31,6 @@ _DEFINITION = re.compile(r"^\[\^[^\]\s]+\]:(?P<rest>.*)$", re.MULTILINE)
 _LINK = re.compile(r"\[(?P<text>[^\]\n]*)\]\((?P<target>[^()\s#]+\.(?:md|markdown|txt))(?P<fragment>#L\d+[^)\s]*)?\)")
 _ANCHOR_AFTER = re.compile(r"\s*:\s*[^;()\n]*\bL\d")
 _MD_LINK = re.compile(r"\]\((?P<target>[^()\s#]+\.md)(?:#[^)\s]*)?\)")
-BUNDLE_MARK = re.compile(r"<!-- .*bundled by skillcite \S+ from ")
 
 
 @dataclass(slots=True)

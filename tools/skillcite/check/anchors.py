@@ -102,7 +102,7 @@ def parse_anchor_list(text: str, base: int) -> tuple[list[Anchor], list[tuple[in
         elif m and _LONG_NUMBER.search(m.group("ranges")):
             errors.append((base + pos, f"anchor {item.strip()[:40]!r}: a line number has more than {MAX_DIGITS} digits"))
         elif not m:
-            errors.append((base + pos, f"cannot parse anchor {item.strip()!r} (expected [label ]L<start>[-<end>][+L...])"))
+            errors.append((base + pos, f"cannot parse anchor {item.strip()!r} (expected [label ]L<start>[-<end>][+L...]; free notes go after a ';')"))
         elif label_words and _RANGE.fullmatch(label_words[-1]):
             # ``L11 L12`` would read as the label "L11" and the range L12.
             errors.append((base + pos, f"anchor {item.strip()!r} has ranges without ',' or '+' between them"))

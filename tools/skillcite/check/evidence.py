@@ -15,6 +15,11 @@ from .markup import markup_offsets
 from .normalize import Normalized, normalize
 
 REQUIRED_KEYS = ("source", "title", "author", "retrieved", "kind", "license", "sha256")
+NO_FRONT_MATTER = (
+    "no YAML front matter: open the file with a --- block holding "
+    + ", ".join(REQUIRED_KEYS)
+    + " (skillcite evidence adopt converts Source:/Title: header lines)"
+)
 KINDS = ("excerpt", "transcript", "notes")
 _SHA = re.compile(r"[0-9a-f]{64}")
 _FENCE = re.compile(r"---[ \t]*\r?")
@@ -292,7 +297,7 @@ class Evidence:
         if fm.error:
             return [("SC402", fm.error_line, fm.error, "front matter")]
         if fm.data is None:
-            return [("SC401", 1, "no YAML front matter (--- block with source, title, ...)", "front matter")]
+            return [("SC401", 1, NO_FRONT_MATTER, "front matter")]
         out: list[tuple[str, int, str, str]] = []
         data = fm.data
         line_of = _key_lines(self.file, fm.end_line)

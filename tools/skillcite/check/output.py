@@ -19,11 +19,16 @@ def counts(diagnostics: list[Diagnostic]) -> tuple[int, int]:
 def summary(report: Report, diagnostics: list[Diagnostic]) -> str:
     """The one-line summary printed after the findings."""
     errors, warnings = counts(diagnostics)
-    return (
+    line = (
         f"checked {report.files} files: {report.quotes_verified} quotes verified against "
         f"{report.sources} sources, {errors} error{'s' * (errors != 1)}, "
         f"{warnings} warning{'s' * (warnings != 1)}"
     )
+    if report.accepted:
+        line += f", {report.accepted} accepted by the baseline"
+    if report.suppressed:
+        line += f", {report.suppressed} suppressed"
+    return line
 
 
 def render_text(report: Report, diagnostics: list[Diagnostic]) -> str:

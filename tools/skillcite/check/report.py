@@ -45,6 +45,8 @@ class Report:
     documents: list[Document] = field(default_factory=list)
     evidence: dict[Path, Evidence] = field(default_factory=dict)
     outcomes: list[QuoteOutcome] = field(default_factory=list)
+    suppressed: int = 0  # findings switched off by inline comments or per_file_ignores
+    accepted: int = 0  # findings a baseline accepted (set by the caller that applied it)
 
     @property
     def quotes_verified(self) -> int:

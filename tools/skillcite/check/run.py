@@ -5,20 +5,44 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..core.config import Config
-from ..core.diagnostics import Diagnostic
+from ..core.diagnostics import Diagnostic, matches_prefix
 from .report import QuoteOutcome, Report
 from .rules import all_rules
 from .rules.quotes import quote_outcomes
+from .suppress import find_suppressions, is_suppressed
 from .workspace import Workspace
 
 
 def run_rules(ws: Workspace) -> Report:
-    """Run every rule over ``ws`` and return the report (diagnostics sorted)."""
+    """Run every rule over ``ws`` and return the report (diagnostics sorted).
+
+    Findings the package itself switched off, with an inline suppression
+    comment or ``per_file_ignores``, are left out and counted in
+    :attr:`Report.suppressed`: they are the package's declared policy, so
+    ``fix`` and ``install`` see the same findings as ``check``.
+    """
     diagnostics: list[Diagnostic] = []
     for rule in all_rules():
         diagnostics.extend(rule.run(ws))
-    diagnostics.sort(key=Diagnostic.sort_key)
-    return Report(ws.root, diagnostics, ws.checked_documents(), ws.evidence, quote_outcomes(ws))
+    kept = [d for d in diagnostics if not _switched_off(ws, d)]
+    kept.sort(key=Diagnostic.sort_key)
+    report = Report(ws.root, kept, ws.checked_documents(), ws.evidence, quote_outcomes(ws))
+    report.suppressed = len(diagnostics) - len(kept)
+    return report
+
+
+def _switched_off(ws: Workspace, d: Diagnostic) -> bool:
+    """True when ``per_file_ignores`` or an inline comment of ``d``'s file covers it."""
+    if d.code == "SC009":  # a broken suppression comment is never suppressed by another
+        return False
+    ignored = ws.config.ignored_here(d.path)
+    if ignored and matches_prefix(d.code, tuple(ignored)):
+        return True
+    doc = ws.documents.get(ws.real(ws.root / d.path))
+    if doc is None:
+        return False
+    found, _problems = ws.derived(f"suppressions:{doc.rel}", lambda: find_suppressions(doc.file.text))
+    return is_suppressed(d, found)
 
 
 def check(

@@ -32,6 +32,7 @@ from .anchors import CacheLink
 from .document import Document, parse_document, select_cache_links
 from .evidence import Evidence
 
+BUNDLE_MARK = re.compile(r"<!-- .*bundled by skillcite \S+ from ")
 EVIDENCE_EXEMPT = frozenset({"README.md"})  # an evidence folder's README is about the folder, not a source
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:|//")
 _DRIVE = re.compile(r"[A-Za-z]:[\\/]")
@@ -61,7 +62,8 @@ class Workspace:
         self.root = root
         self.config = config if config is not None else load_config(root)
         resolve_cache_clear()  # folders may have changed since the last run in this process
-        self.evidence_dir = resolve(root / self.config.evidence)
+        # One evidence folder or several (a sub-skill may keep its own).
+        self.evidence_dirs = [resolve(root / folder) for folder in self.config.evidence_folders]
         self.overrides = overrides or {}
         self.use_cache = use_cache
         self.documents: dict[Path, Document] = {}  # every document loaded, by resolved path
@@ -80,12 +82,12 @@ class Workspace:
             return os.path.relpath(path, self.root).replace(os.sep, "/")
 
     def in_evidence_dir(self, resolved: Path) -> bool:
-        """True when the resolved path is the evidence folder or inside it."""
-        return resolved == self.evidence_dir or self.evidence_dir in resolved.parents
+        """True when the resolved path is an evidence folder or inside one."""
+        return any(resolved == d or d in resolved.parents for d in self.evidence_dirs)
 
     # -- discovery -------------------------------------------------------
     def discover(self) -> list[Path]:
-        """Markdown documents to check, sorted, never inside the evidence folder.
+        """Markdown documents to check, sorted: never inside an evidence folder, never a bundle.
 
         A folder that cannot be listed is recorded in :attr:`unreadable`
         (reported as SC004), never skipped in silence.
@@ -96,33 +98,34 @@ class Workspace:
             keep = []
             for d in sorted(dirnames):
                 rel = self.rel(base / d)
-                if resolve(base / d) == self.evidence_dir or self.config.is_excluded(rel + "/x"):
+                if resolve(base / d) in self.evidence_dirs or self.config.is_excluded(rel + "/x"):
                     continue
                 keep.append(d)
             dirnames[:] = keep
             for name in sorted(filenames):
                 rel = self.rel(base / name)
-                if self.config.is_document(rel):
+                if self.config.is_document(rel) and not is_bundle(base / name):
                     found.append(base / name)
         return sorted(found)
 
     def evidence_files(self) -> list[Path]:
-        """Evidence files in the evidence folder (any depth), sorted; its README is not one.
+        """Evidence files in the evidence folders (any depth), sorted; a folder's README is not one.
 
         Listed once per workspace; unlistable folders go to :attr:`unreadable`.
         """
 
         def compute() -> list[Path]:
-            if not is_dir_safe(self.evidence_dir):
-                return []
-            found: list[Path] = []
-            for dirpath, dirnames, filenames in os.walk(self.evidence_dir, onerror=self._unreadable):
-                dirnames.sort()
-                found.extend(
-                    Path(dirpath) / name
-                    for name in filenames
-                    if name.endswith(".md") and name not in EVIDENCE_EXEMPT and is_file_or_unreadable(Path(dirpath) / name)
-                )
+            found: set[Path] = set()
+            for folder in self.evidence_dirs:
+                if not is_dir_safe(folder):
+                    continue
+                for dirpath, dirnames, filenames in os.walk(folder, onerror=self._unreadable):
+                    dirnames.sort()
+                    found.update(
+                        Path(dirpath) / name
+                        for name in filenames
+                        if name.endswith(".md") and name not in EVIDENCE_EXEMPT and is_file_or_unreadable(Path(dirpath) / name)
+                    )
             return sorted(found)
 
         return self.derived("evidence_files", compute)
@@ -192,7 +195,10 @@ class Workspace:
         key = self.real(path)
         ev = self.evidence.get(key)
         if ev is None:
-            ev = self.evidence[key] = Evidence.load(path, self.rel(path), self.use_cache)
+            # Named as the root sees it (``docs/evidence/x.md``), not as the first
+            # link that reached it (``skills/a/../../docs/evidence/x.md``).
+            shown = self.rel(Path(os.path.normpath(path)))
+            ev = self.evidence[key] = Evidence.load(path, shown, self.use_cache)
         return ev
 
     def real(self, path: Path) -> Path:
@@ -217,7 +223,7 @@ class Workspace:
         if target.startswith("/") or _DRIVE.match(target):
             return None, "SC202"
         path = doc.path.parent / target
-        if self.evidence_dir not in resolve(path).parents:
+        if not any(d in resolve(path).parents for d in self.evidence_dirs):
             return None, "SC202"
         if not is_file_or_unreadable(path):
             return None, "SC201"
@@ -244,6 +250,21 @@ class Workspace:
         if name not in self._derived:
             self._derived[name] = compute()
         return cast(T, self._derived[name])
+
+
+def is_bundle(path: Path) -> bool:
+    """True when ``path`` was written by ``skillcite bundle`` (its first line says so).
+
+    A bundle repeats the skill's text with rewritten links and footnotes; it
+    is output, not a source, and checking it would report every change the
+    bundler made.
+    """
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(512)
+    except OSError:
+        return False
+    return BUNDLE_MARK.match(head.decode("utf-8", "replace").lstrip("\ufeff")) is not None
 
 
 def position(doc: Document, offset: int) -> tuple[int, int]:

@@ -8,14 +8,14 @@ from pathlib import Path
 import click
 
 from ..core.textio import InputError
-from .app import CONTEXT, fail
+from .app import CONTEXT, fail, package_root
 
 
 @click.command(context_settings=CONTEXT)
-@click.argument("root", default=".", type=click.Path(path_type=Path, file_okay=False))
+@click.argument("root", required=False, type=click.Path(path_type=Path, file_okay=False))
 @click.option("--dry-run", is_flag=True, help="Print the table and the reasons; write nothing.")
 @click.option("--force", is_flag=True, help="Replace an existing [tool.skillcite] table.")
-def init(root: Path, dry_run: bool, force: bool) -> None:
+def init(root: Path | None, dry_run: bool, force: bool) -> None:
     """Write a [tool.skillcite] table fitted to the repository under ROOT.
 
     Finds the SKILL.md files, the evidence folders that footnotes cite with
@@ -29,6 +29,7 @@ def init(root: Path, dry_run: bool, force: bool) -> None:
     """
     from ..adopt.init import plan_init, write_table
 
+    root = package_root(root)
     if not root.is_dir():
         fail(f"{root}: no such directory")
     plan = plan_init(root)
@@ -59,9 +60,9 @@ def evidence() -> None:
 
 @evidence.command(context_settings=CONTEXT)
 @click.argument("files", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
-@click.option("--root", default=".", type=click.Path(path_type=Path, file_okay=False), help="Package root.")
+@click.option("--root", type=click.Path(path_type=Path, file_okay=False), help="Package root (default: found as for check).")
 @click.option("--dry-run", is_flag=True, help="Report what would change; write nothing.")
-def adopt(files: tuple[Path, ...], root: Path, dry_run: bool) -> None:
+def adopt(files: tuple[Path, ...], root: Path | None, dry_run: bool) -> None:
     """Give evidence files front matter, lock them, and move the anchors into them.
 
     Header lines at the top of each file (Source:, Title:, URL:, Author:,
@@ -78,6 +79,7 @@ def adopt(files: tuple[Path, ...], root: Path, dry_run: bool) -> None:
     """
     from ..adopt.evidence import plan_adoption, write_plan
 
+    root = package_root(root)
     try:
         plan = plan_adoption(root, [Path(f) for f in files] if files else None)
     except InputError as exc:

@@ -9,7 +9,6 @@ one line asking for a bug report and exit status 3.
 
 from __future__ import annotations
 
-import dataclasses
 import gc
 import importlib
 import os
@@ -19,7 +18,7 @@ from typing import Any, NoReturn
 
 import click
 
-from ..core.diagnostics import CODES, Diagnostic, Severity, matches_prefix
+from ..core.diagnostics import CODES, Severity
 from ..core.errors import EXIT_INTERNAL, EXIT_USAGE, SkillciteError
 from ..core.textio import InputError
 
@@ -54,22 +53,6 @@ def _codes(value: str | None) -> tuple[str, ...]:
     for v in out:
         if not any(code.startswith(v) for code in CODES):
             raise click.BadParameter(f"{v!r} matches no diagnostic code (see docs/codes.md)")
-    return out
-
-
-def filter_diagnostics(
-    diagnostics: list[Diagnostic], select: tuple[str, ...], ignore: tuple[str, ...], strict: bool
-) -> list[Diagnostic]:
-    """Apply ``--select``/``--ignore`` prefixes and ``--strict``."""
-    out = []
-    for d in diagnostics:
-        if select and not matches_prefix(d.code, select):
-            continue
-        if ignore and matches_prefix(d.code, ignore):
-            continue
-        if strict and d.severity is Severity.WARNING:
-            d = dataclasses.replace(d, severity=Severity.ERROR)
-        out.append(d)
     return out
 
 
@@ -128,50 +111,80 @@ def main() -> None:
     """
 
 
+def package_root(root: Path | None) -> Path:
+    """``root`` as given, or the root found from the current folder (said on stderr when elsewhere)."""
+    if root is not None:
+        return root
+    from ..core.config import find_root
+
+    found, why = find_root(Path.cwd())
+    if found != Path.cwd().resolve():
+        click.echo(f"skillcite: root {found} ({why})", err=True)
+    return found
+
+
 @main.command(context_settings=CONTEXT)
-@click.argument("root", default=".", type=click.Path(path_type=Path))
-@click.option("--strict", is_flag=True, help="Treat warnings as errors.")
+@click.argument("root", required=False, type=click.Path(path_type=Path))
+@click.option("--strict", is_flag=True, default=None, help="Treat warnings as errors (also: strict = true).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "github"]), default="text", show_default=True, help="Output format.")
 @click.option("--select", metavar="CODES", help="Only report these codes or prefixes (comma-separated, e.g. SC3,SC101).")
 @click.option("--ignore", metavar="CODES", help="Do not report these codes or prefixes.")
+@click.option("--baseline", type=click.Path(path_type=Path, dir_okay=False), help="Report only findings not accepted in this baseline file.")
+@click.option("--write-baseline", type=click.Path(path_type=Path, dir_okay=False), help="Accept every current finding: write them to this file and exit 0.")
 @click.option("--no-cache", is_flag=True, help="Parse everything afresh (also: SKILLCITE_NO_CACHE=1).")
-def check(root: Path, strict: bool, fmt: str, select: str | None, ignore: str | None, no_cache: bool) -> None:
+def check(
+    root: Path | None, strict: bool | None, fmt: str, select: str | None, ignore: str | None,
+    baseline: Path | None, write_baseline: Path | None, no_cache: bool,
+) -> None:
     """Check quotes, footnotes, evidence, links and skill front matter under ROOT.
+
+    Without ROOT, the package root is the nearest folder above with a
+    [tool.skillcite] table in pyproject.toml, else the top of the git work
+    tree, else the current folder. Settings in [tool.skillcite] (select,
+    ignore, strict, baseline) apply unless an option overrides them.
 
     \b
     Examples:
       skillcite check
       skillcite check --strict --format github
+      skillcite check --write-baseline .skillcite-baseline.json
       skillcite check docs-site --select SC3 --format json
     """
+    from ..check.baseline import write_baseline as save_baseline
     from ..check.cache import enabled
-    from ..check.run import check as run_check
     from ..check.output import RENDERERS
+    from ..check.run import check as run_check
+    from ..check.selection import apply, policy
+    from ..core.config import load_config
 
-    try:
-        selected, ignored = _codes(select), _codes(ignore)
-    except click.BadParameter as exc:
-        fail(exc.format_message())
+    root = package_root(root)
+    config = load_config(root) if root.is_dir() else None
     # The check builds many small objects without reference cycles and then
     # exits; the cyclic collector would only re-scan them (about a tenth of
     # the time on large packages).
     gc.disable()
     try:
-        report = run_check(root, cache=enabled() and not no_cache)
-    except InputError as exc:
-        fail(str(exc))
+        report = run_check(root, config, cache=enabled() and not no_cache)
     finally:
         gc.enable()
-    diagnostics = filter_diagnostics(report.diagnostics, selected, ignored, strict)
+    assert config is not None  # run_check refused a root that is not a folder
+    chosen = policy(root, config, select=select, ignore=ignore, strict=bool(strict), baseline=baseline)
+    if write_baseline is not None:
+        reported, _ = apply(report.diagnostics, chosen, use_baseline=False)
+        count = save_baseline(write_baseline, reported)
+        click.echo(f"wrote {count} finding{'s' * (count != 1)} to {write_baseline}: they are accepted until fixed")
+        sys.exit(0)
+    diagnostics, accepted = apply(report.diagnostics, chosen)
+    report.accepted = accepted
     click.echo(RENDERERS[fmt](report, diagnostics))
     sys.exit(1 if any(d.severity is Severity.ERROR for d in diagnostics) else 0)
 
 
 @main.command(context_settings=CONTEXT)
 @click.argument("files", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--root", default=".", type=click.Path(path_type=Path), help="Package root (for the default file list).")
+@click.option("--root", type=click.Path(path_type=Path), help="Package root (for the default file list; default: found as for check).")
 @click.option("--check", "check_only", is_flag=True, help="Only report stale locks; exit 1 if any.")
-def lock(files: tuple[Path, ...], root: Path, check_only: bool) -> None:
+def lock(files: tuple[Path, ...], root: Path | None, check_only: bool) -> None:
     """Record the SHA-256 of each evidence body after a reviewed edit.
 
     With no FILES, every evidence file of the package under --root.
@@ -181,16 +194,16 @@ def lock(files: tuple[Path, ...], root: Path, check_only: bool) -> None:
       skillcite lock docs/evidence/jones_rl_debugging.md
       skillcite lock --check
     """
-    from ..core.config import load_config
+    from ..check.workspace import Workspace
     from ..repair.lock import lock_file
 
     try:
         if not files:
-            cfg = load_config(root)
-            folder = root / cfg.evidence
-            if not folder.is_dir():
-                fail(f"{folder}: no evidence folder")
-            files = tuple(p for p in sorted(folder.rglob("*.md")) if p.name != "README.md")
+            ws = Workspace(package_root(root))
+            missing = [d for d in ws.evidence_dirs if not d.is_dir()]
+            if missing:
+                fail(f"{missing[0]}: no evidence folder")
+            files = tuple(ws.evidence_files())
         results = [lock_file(p, write=not check_only) for p in files]
     except InputError as exc:
         fail(str(exc))
@@ -205,9 +218,9 @@ def lock(files: tuple[Path, ...], root: Path, check_only: bool) -> None:
 
 
 @main.command(context_settings=CONTEXT)
-@click.argument("root", default=".", type=click.Path(path_type=Path))
+@click.argument("root", required=False, type=click.Path(path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def stats(root: Path, fmt: str) -> None:
+def stats(root: Path | None, fmt: str) -> None:
     """Sources, quotes, words and estimated tokens per file.
 
     \b
@@ -215,6 +228,8 @@ def stats(root: Path, fmt: str) -> None:
       skillcite stats
     """
     from ..check.stats import collect, render
+
+    root = package_root(root)
 
     try:
         rows = collect(root)
@@ -224,13 +239,13 @@ def stats(root: Path, fmt: str) -> None:
 
 
 @main.command(context_settings=CONTEXT)
-@click.argument("root", default=".", type=click.Path(path_type=Path))
+@click.argument("root", required=False, type=click.Path(path_type=Path))
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff of what would be written, and write nothing.")
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 if anything would change.")
 @click.option("--from", "base", metavar="REV", help="Carry anchors from each evidence file as it was at this git revision.")
 @click.option("--select", metavar="CODES", help="Only make repairs for these codes or prefixes (SC403 carry, SC301 follow, SC209 add).")
 @click.option("--ignore", metavar="CODES", help="Make no repairs for these codes or prefixes.")
-def fix(root: Path, show_diff: bool, check_only: bool, base: str | None, select: str | None, ignore: str | None) -> None:
+def fix(root: Path | None, show_diff: bool, check_only: bool, base: str | None, select: str | None, ignore: str | None) -> None:
     """Rewrite line anchors that drifted: carried through evidence edits, or to where moved quotes are.
 
     Only anchor text in footnote definitions changes; altered or missing
@@ -246,6 +261,8 @@ def fix(root: Path, show_diff: bool, check_only: bool, base: str | None, select:
       skillcite fix --check         # in CI: fail if anchors drifted
     """
     from ..repair.fix import ChangedOnDisk, plan_fixes, remove_stale_temps, write
+
+    root = package_root(root)
 
     try:
         selected, ignored = _codes(select), _codes(ignore)

@@ -19,7 +19,7 @@ from ..refresh.runner import (
     FAILING,
     SourceReport,
     evidence_files,
-    evidence_folder,
+    evidence_folders,
     record_reports,
     refresh_sources,
     render_table,
@@ -80,7 +80,7 @@ def refresh(
     if verbose:
         _print_diffs(reports)
     if write and not write_errors:
-        where = record_path(evidence_folder(root))
+        where = ", ".join(str(record_path(folder)) for folder in evidence_folders(root))
         click.echo(f"recorded checked: {today} for {recorded} source{'s' * (recorded != 1)} in {where}")
     for message in write_errors:
         click.echo(f"skillcite: error: {message}", err=True)

@@ -35,6 +35,7 @@ _ALL = [
         Code("SC002", _E, "Markdown nested too deep to parse"),
         Code("SC003", _E, "document front matter cannot be read or repeats a key"),
         Code("SC004", _E, "folder cannot be read"),
+        Code("SC009", _E, "inline suppression comment names no known code or no block"),
         # Footnotes
         Code("SC101", _E, "footnote reference without a definition"),
         Code("SC102", _W, "footnote defined but never referenced"),

@@ -67,7 +67,7 @@ class InstallPlan:
     root: Path
     dest: Path
     skills: list[Skill]
-    evidence: str  # the evidence folder, relative to the package root
+    evidence: tuple[str, ...]  # the evidence folders, relative to the package root
     version: str | None = None  # the package version, for the receipts
     config: Config = field(default_factory=Config)  # the package's own, to check the copy by
     files: dict[str, bytes] = field(default_factory=dict)  # path under dest -> content
@@ -182,9 +182,9 @@ def plan_install(root: Path, dest: Path) -> InstallPlan:
     if not root.is_dir():
         raise InputError(f"{root}: no such directory")
     config = load_config(root)
-    plan = InstallPlan(root, dest, find_skills(root, config), config.evidence.strip("/"), load_project(root).version, config)
+    plan = InstallPlan(root, dest, find_skills(root, config), tuple(e.strip("/") for e in config.evidence_folders), load_project(root).version, config)
     ws = Workspace(root, config)
-    queue = ["SKILL.md", *MAIN_EXTRAS, plan.evidence, *(s.source for s in plan.skills[1:])]
+    queue = ["SKILL.md", *MAIN_EXTRAS, *plan.evidence, *(s.source for s in plan.skills[1:])]
     seen: set[str] = set()
     while queue:
         rel = queue.pop(0)
@@ -198,7 +198,7 @@ def plan_install(root: Path, dest: Path) -> InstallPlan:
         placed = plan.place(rel)
         plan.sources[placed] = rel
         data = path.read_bytes()
-        if is_markdown_name(rel) and not _is_under(rel, plan.evidence):
+        if is_markdown_name(rel) and not any(_is_under(rel, e) for e in plan.evidence):
             queue.extend(_link_targets(ws, plan, rel))
             file = read_text(path)
             text, note = _rewrite(plan, rel, file)
@@ -229,7 +229,7 @@ def installed_config(plan: InstallPlan) -> Config:
         return sorted({plan.place(g) for g in globs} | set(extra))
 
     return Config(
-        evidence=f"{plan.skills[0].name}/{plan.evidence}",
+        evidence=[plan.place(e) for e in plan.evidence],
         content=placed(pkg.content, "*/SKILL.md"),  # every skill keeps the quote rules
         toc=placed(pkg.toc),
         skill_max_lines=pkg.skill_max_lines,

@@ -233,23 +233,34 @@ def require_fetchers() -> None:
         raise InputError(f"refresh needs the optional packages requests and trafilatura ({reason}); install them with: {INSTALL_HINT}") from None
 
 
-def evidence_folder(root: Path) -> Path:
-    """The evidence folder of the package at ``root``."""
-    return root / load_config(root).evidence
+def evidence_folders(root: Path) -> list[Path]:
+    """The evidence folders of the package at ``root``."""
+    return [root / folder for folder in load_config(root).evidence_folders]
+
+
+def folder_of(root: Path, path: Path) -> Path:
+    """The evidence folder that holds ``path`` (its refresh records live there)."""
+    for folder in sorted(evidence_folders(root), key=lambda f: len(f.parts), reverse=True):
+        if path.is_relative_to(folder):
+            return folder
+    return path.parent
 
 
 def evidence_files(root: Path, ids: tuple[str, ...] = ()) -> list[tuple[str, Path]]:
     """``(id, path)`` of the evidence files to refresh; unknown ids are an error."""
-    folder = evidence_folder(root)
-    if not folder.is_dir():
-        raise InputError(f"{folder}: no evidence folder")
-    found = [(p.stem, p) for p in sorted(folder.rglob("*.md")) if p.name != "README.md"]
+    folders = evidence_folders(root)
+    missing = [f for f in folders if not f.is_dir()]
+    if missing:
+        raise InputError(f"{missing[0]}: no evidence folder")
+    found = sorted(
+        {(p.stem, p) for folder in folders for p in folder.rglob("*.md") if p.name != "README.md"}, key=lambda item: item[1]
+    )
     if not ids:
         return found
     known = {i for i, _ in found}
     unknown = [i for i in ids if i not in known]
     if unknown:
-        raise InputError(f"no evidence file with id {', '.join(unknown)} in {folder}")
+        raise InputError(f"no evidence file with id {', '.join(unknown)} in {', '.join(str(f) for f in folders)}")
     wanted = set(ids)
     return [(i, p) for i, p in found if i in wanted]
 
@@ -266,11 +277,11 @@ def refresh_sources(
     safety is not documented. ``progress`` gets ``update(1)`` per source.
     """
     chosen = [(i, Evidence.load(p, str(p.relative_to(root) if p.is_relative_to(root) else p))) for i, p in evidence_files(root, ids)]
-    folder = evidence_folder(root)
-    records = load_records(folder)
+    records = {folder: load_records(folder) for folder in evidence_folders(root) if folder.is_dir()}
 
     def last(ev: Evidence) -> str | None:
-        found = records.get(record_key(folder, ev.path))
+        folder = folder_of(root, ev.path)
+        found = records.get(folder, {}).get(record_key(folder, ev.path))
         return found.upstream_sha256 if found else None
 
     fetcher = Fetcher(config)
@@ -317,19 +328,23 @@ def record_reports(root: Path, reports: list[SourceReport], today: str) -> tuple
     Nothing is written into evidence files (see :mod:`.record`): their lines,
     and so every anchor into them, stay where they are.
     """
-    folder = evidence_folder(root)
-    updates: dict[str, CheckRecord] = {}
+    by_folder: dict[Path, dict[str, CheckRecord]] = {}
     for r in reports:
         if r.status in WRITABLE and r.upstream_sha256:
-            updates[record_key(folder, r.path)] = CheckRecord(today, r.status, r.upstream_sha256)
-    if not updates:
-        return 0, []
-    try:
-        write_records(folder, updates)
-    except InputError as exc:
-        return 0, [str(exc)]
-    except OSError as exc:  # a read-only evidence folder: one line, after the table
-        return 0, [f"{record_path(folder)}: cannot write ({exc.strerror or exc})"]
-    for r in reports:
-        r.written = record_key(folder, r.path) in updates
-    return len(updates), []
+            folder = folder_of(root, r.path)
+            by_folder.setdefault(folder, {})[record_key(folder, r.path)] = CheckRecord(today, r.status, r.upstream_sha256)
+    written, errors = 0, []
+    for folder, updates in by_folder.items():
+        try:
+            write_records(folder, updates)
+        except InputError as exc:
+            errors.append(str(exc))
+            continue
+        except OSError as exc:  # a read-only evidence folder: one line, after the table
+            errors.append(f"{record_path(folder)}: cannot write ({exc.strerror or exc})")
+            continue
+        written += len(updates)
+        for r in reports:
+            if folder_of(root, r.path) == folder and record_key(folder, r.path) in updates:
+                r.written = True
+    return written, errors

@@ -29,10 +29,11 @@ class Rule:
 
 def all_rules() -> tuple[Rule, ...]:
     """Every rule, in the order the check runs them."""
-    from . import cachelinks, evidence, footnotes, links, manifests, quotes, skills, structure
+    from . import cachelinks, evidence, footnotes, links, manifests, quotes, skills, structure, suppressions
 
     return (
         structure.RULE,
+        suppressions.RULE,
         footnotes.RULE,
         cachelinks.RULE,
         quotes.RULE,

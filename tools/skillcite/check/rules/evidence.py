@@ -17,7 +17,7 @@ def evidence(ws: Workspace) -> Iterator[Diagnostic]:
     for key, ev in sorted(ws.all_evidence().items()):
         for code, line, message, subject in ev.validate():
             yield Diagnostic.make(code, ev.rel, line, 1, message, subject=subject)
-        if key not in cited and ws.evidence_dir in key.parents:
+        if key not in cited and ws.in_evidence_dir(key):
             yield Diagnostic.make("SC404", ev.rel, 1, 1, "evidence file is cited by nothing; cite it or delete it", subject=ev.rel)
 
 

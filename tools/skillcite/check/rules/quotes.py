@@ -80,7 +80,7 @@ def quotes(ws: Workspace) -> Iterator[Diagnostic]:
                     doc.rel,
                     bq.line,
                     bq.column,
-                    "blockquote has no footnote reference: cite its source or drop the quote marks",
+                    "blockquote has no footnote reference: cite its source with a footnote, or make it plain text (not a > blockquote)",
                     subject=subject_text(bq.value),
                 )
     for outcome in quote_outcomes(ws):
