@@ -114,3 +114,12 @@ def test_install_checks_a_linked_md_file_it_copies(pkg: Package, tmp_path_factor
     assert result.exit_code == 1, result.output
     assert "NOTES.MD:3:1: SC303" in result.output
     assert not any(dest.iterdir())
+
+
+def test_evidence_by_another_markdown_name_is_validated_and_locked(pkg: Package) -> None:
+    # Uncited evidence named .MD was never listed: no SC404, no lock check, `lock` skipped it.
+    pkg.write("docs/evidence/extra.MD", pkg.read("docs/evidence/src.md") + "An edit after the lock.\n")
+    assert found(pkg) == [("SC404", "docs/evidence/extra.MD", 1), ("SC403", "docs/evidence/extra.MD", 9)]
+    result = CliRunner().invoke(main, ["lock", "--root", str(pkg.root)])
+    assert result.exit_code == 0, result.output
+    assert found(pkg) == [("SC404", "docs/evidence/extra.MD", 1)]

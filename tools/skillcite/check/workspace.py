@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TypeVar, cast
 from urllib.parse import unquote
 
-from ..core.config import Config, load_config
+from ..core.config import Config, is_markdown_name, load_config, markdown_alias
 from ..core.textio import (
     InputError,
     TextFile,
@@ -38,6 +38,26 @@ _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:|//")
 _DRIVE = re.compile(r"[A-Za-z]:[\\/]")
 
 T = TypeVar("T")
+
+
+def list_evidence(folder: Path, onerror: Callable[[OSError], None] | None = None) -> list[Path]:
+    """Evidence files in ``folder`` at any depth, sorted: Markdown by any name, its README excepted.
+
+    ``x.MD`` or ``x.markdown`` is evidence as much as ``x.md`` (docs/citations.md,
+    What is checked): left out, it would never be validated, locked or refreshed.
+    ``onerror`` hears of folders that cannot be listed.
+    """
+    if not is_dir_safe(folder):
+        return []
+    found: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(folder, onerror=onerror):
+        dirnames.sort()
+        found.extend(
+            Path(dirpath) / name
+            for name in filenames
+            if is_markdown_name(name) and markdown_alias(name) not in EVIDENCE_EXEMPT and is_file_or_unreadable(Path(dirpath) / name)
+        )
+    return sorted(found)
 
 
 class Workspace:
@@ -115,18 +135,7 @@ class Workspace:
         """
 
         def compute() -> list[Path]:
-            found: set[Path] = set()
-            for folder in self.evidence_dirs:
-                if not is_dir_safe(folder):
-                    continue
-                for dirpath, dirnames, filenames in os.walk(folder, onerror=self._unreadable):
-                    dirnames.sort()
-                    found.update(
-                        Path(dirpath) / name
-                        for name in filenames
-                        if name.endswith(".md") and name not in EVIDENCE_EXEMPT and is_file_or_unreadable(Path(dirpath) / name)
-                    )
-            return sorted(found)
+            return sorted({p for folder in self.evidence_dirs for p in list_evidence(folder, self._unreadable)})
 
         return self.derived("evidence_files", compute)
 

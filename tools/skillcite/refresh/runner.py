@@ -32,6 +32,7 @@ from ..check.evidence import Evidence
 from .extract import Unsupported, extract_text
 from .fetch import FetchConfig, Fetcher, FetchResult
 from ..check.evidence import normalize_markdown
+from ..check.workspace import list_evidence
 from .record import CheckRecord, load_records, record_key, record_path, write_records
 from ..core.textio import InputError, TextFile
 
@@ -252,9 +253,7 @@ def evidence_files(root: Path, ids: tuple[str, ...] = ()) -> list[tuple[str, Pat
     missing = [f for f in folders if not f.is_dir()]
     if missing:
         raise InputError(f"{missing[0]}: no evidence folder")
-    found = sorted(
-        {(p.stem, p) for folder in folders for p in folder.rglob("*.md") if p.name != "README.md"}, key=lambda item: item[1]
-    )
+    found = sorted({(p.stem, p) for folder in folders for p in list_evidence(folder)}, key=lambda item: item[1])
     if not ids:
         return found
     known = {i for i, _ in found}
