@@ -38,7 +38,8 @@ _CLOSING = re.compile(r"[.,;:!?)\]'\u2019]*")  # may stand between a quote and i
 _SENTENCE_END = re.compile(r"[.!?][\"')\]\u201d\u2019]*")
 _BETWEEN_REFS = re.compile(r"[\s.,;:!?)\]\"'\u201d\u2019]*")  # refs separated by this form one group
 _COMMENTS = re.compile(r"<!--[\s\S]*?-->")
-_MARKERS = re.compile(r"[ \t>]*")  # blockquote markers and indentation at a line start
+_MARKERS = re.compile(r"[ \t>]*")
+_HTML_QUOTE = re.compile(r"<(blockquote|q)(?=[\s/>])", re.IGNORECASE)  # blockquote markers and indentation at a line start
 _WORD = re.compile(r"\w+")
 
 
@@ -130,6 +131,9 @@ class Document:
     # Content of a sourced blockquote that no rule can verify (an HTML
     # block, a code block): value names what it is.
     unverifiable: list[Located] = field(default_factory=list)
+    # HTML quotation elements (``<blockquote>``, ``<q>``) outside Markdown
+    # blockquotes: shown as quotations, but no reference inside can be read.
+    html_quotes: list[Located] = field(default_factory=list)
     # Where markdown-it stopped parsing a too deeply nested container.
     too_deep: list[Located] = field(default_factory=list)
     links: list[Located] = field(default_factory=list)
@@ -370,16 +374,27 @@ class _Builder:
                 self.heading(tokens[i + 1])
             elif tok.type in ("html_block", "html_inline"):
                 self.doc.slugs.update(_HTML_ID.findall(tok.content))
+                self.html_quote(tok.content, self.block_span(tok.map))
             elif tok.type == "inline":
                 refs = self.record_inline(tok, tok.map or last_map, quotes_allowed=footnote is None)
                 for child in tok.children or []:
                     if child.type == "html_inline":
                         self.doc.slugs.update(_HTML_ID.findall(child.content))
+                        self.html_quote(child.content, self.block_span(tok.map or last_map))
                 lead_in = self.lead_in(tokens, i, refs) if footnote is None else []
                 if lead_in:
                     i += 2  # the paragraph's close; the blockquote comes next
                     continue
             i += 1
+
+    def html_quote(self, html: str, span: tuple[int, int]) -> None:
+        """Record an HTML ``<blockquote>`` or ``<q>`` opened in ``html`` (comments aside)."""
+        m = _HTML_QUOTE.search(_COMMENTS.sub("", html))
+        if m is None:
+            return
+        found = re.compile(re.escape(m.group()), re.IGNORECASE).search(self.text, span[0], span[1])
+        offset = found.start() if found else span[0]
+        self.doc.html_quotes.append(Located(f"<{m.group(1).lower()}>", *_position(self.file, offset)))
 
     def lead_in(self, tokens: list[Token], i: int, refs: Refs) -> list[str]:
         """Labels of a lead-in paragraph that introduces the blockquote right after it.

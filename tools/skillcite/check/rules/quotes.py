@@ -83,6 +83,15 @@ def quotes(ws: Workspace) -> Iterator[Diagnostic]:
                     "blockquote has no footnote reference: cite its source with a footnote, or make it plain text (not a > blockquote)",
                     subject=subject_text(bq.value),
                 )
+            for tag in doc.html_quotes:
+                yield Diagnostic.make(
+                    "SC304",
+                    doc.rel,
+                    tag.line,
+                    tag.column,
+                    f"HTML {tag.value} shows a quotation no footnote can source: write it as a > blockquote that cites its source",
+                    subject=f"{tag.value}: {doc.file.line(tag.line).strip() if tag.line <= doc.file.line_count else ''}",
+                )
     for outcome in quote_outcomes(ws):
         finding = describe(outcome)
         if finding is not None:
