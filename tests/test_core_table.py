@@ -1,0 +1,397 @@
+"""Table-driven tests: the exact outcome on each side of every constant and boundary of the core.
+
+normalize.py, anchors.py and matching.py each hold a few numbers and rules
+that decide a verdict (the altered threshold, the elision and insertion
+spans, the fuzzy pass's reach and caps, token boundaries, markup rules).
+Each gets a case just inside and just outside, with the exact status, so a
+change of one unit shows (bench/mutation.py measures how many such changes
+the suite catches).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "adversarial"))
+
+from adversarial_cases import FIRST_BODY_LINE, evidence, match  # noqa: E402
+from skillcite.check import matching  # noqa: E402
+from skillcite.check.anchors import MAX_DIGITS, Range, find_cache_links, parse_anchor_list, parse_fragment, split_target  # noqa: E402
+from skillcite.check.evidence import normalize_markdown  # noqa: E402
+from skillcite.check.matching import (  # noqa: E402
+    ALTERED_THRESHOLD,
+    ELISION_SPAN,
+    FUZZY_CAP,
+    FUZZY_FULL,
+    INSERTION_SPAN,
+    MAX_MARKS,
+    NEAR_LINES,
+    _inside,
+    compile_quote,
+    locate,
+    word_diff,
+)
+from skillcite.check.normalize import normalize, normalize_text  # noqa: E402
+
+
+def _x_out(phrase: str, count: int) -> str:
+    """``phrase`` with ``count`` letters replaced by X (every fourth from the third)."""
+    chars = list(phrase)
+    for j in range(count):
+        chars[2 + 4 * j] = "X"
+    return "".join(chars)
+
+
+# -- matching: the altered / not-found threshold -----------------------------------
+def test_threshold_is_80() -> None:
+    assert ALTERED_THRESHOLD == 80.0
+
+
+@pytest.mark.parametrize(
+    ("phrase", "changed", "status", "score"),
+    [
+        ("gradient clipping keeps a few updates bounded", 9, "altered", 80.0),  # 1 - 9/45: exactly the threshold
+        ("gradient clipping keeps all updates bounded", 8, "altered", 81.4),
+        ("gradient clipping keeps all updates bounded", 9, "notfound", 1.0),  # 1 - 9/43 = 79.07: just under
+    ],
+)
+def test_altered_threshold(tmp_path: Path, phrase: str, changed: int, status: str, score: float) -> None:
+    body = f"Some unrelated opening words here.\nWe find that {phrase} in practice.\nMore text.\n"
+    m = match(tmp_path, body, _x_out(phrase, changed))
+    assert (m.status, m.score) == (status, score)
+
+
+# -- matching: the nearby fuzzy pass and the whole-file fallback -------------------
+def _two_candidates(gap_lines: int) -> tuple[str, int, int]:
+    """Evidence with the same sentence early (line 4) and ``gap_lines`` after the cited line."""
+    sentence = "warmup hides a learning rate that is far too high"
+    lines = [sentence] + [f"filler line number {k} about nothing" for k in range(200)]
+    cited = 150
+    lines[cited - FIRST_BODY_LINE + gap_lines] = sentence
+    return "\n".join(lines), cited, cited + gap_lines
+
+
+@pytest.mark.parametrize(("gap", "near"), [(NEAR_LINES, True), (NEAR_LINES + 1, False)])
+def test_nearby_pass_prefers_a_candidate_within_near_lines(tmp_path: Path, gap: int, near: bool) -> None:
+    body, cited, second = _two_candidates(gap)
+    ev = evidence(tmp_path, body)
+    m = locate("warmup hides a learning rate that is far too hig", ev, [[Range(cited, cited)]])
+    assert m.status == "altered"
+    assert m.lines == ((second, second) if near else (FIRST_BODY_LINE, FIRST_BODY_LINE))
+
+
+def test_whole_file_fallback_beats_a_weaker_nearby_candidate(tmp_path: Path) -> None:
+    body, cited, second = _two_candidates(10)
+    lines = body.split("\n")
+    lines[second - FIRST_BODY_LINE] = "warmup hides a rate that is much too high"  # near, weaker
+    ev = evidence(tmp_path, "\n".join(lines))
+    m = locate("warmup hides a learning rate that is far too hig", ev, [[Range(cited, cited)]])
+    assert (m.status, m.lines) == ("altered", (FIRST_BODY_LINE, FIRST_BODY_LINE))
+
+
+# -- matching: elision and insertion spans ------------------------------------------
+def _gap_body(chars: int) -> str:
+    """"Alpha beta", then a stretch such that ``chars`` characters separate it from "gamma delta"."""
+    filler = ("lorem " * (chars // 6 + 2))[: chars - 2].rstrip()
+    filler = filler + "m" * (chars - 2 - len(filler))
+    return f"Alpha beta {filler} gamma delta.\n"
+
+
+@pytest.mark.parametrize(("chars", "status"), [(ELISION_SPAN, "verified"), (ELISION_SPAN + 1, "notfound")])
+def test_elision_span(tmp_path: Path, chars: int, status: str) -> None:
+    assert ELISION_SPAN == 20_000
+    assert match(tmp_path, _gap_body(chars), "Alpha beta [...] gamma delta").status == status
+
+
+@pytest.mark.parametrize(("chars", "status"), [(INSERTION_SPAN, "verified"), (INSERTION_SPAN + 1, "notfound")])
+def test_insertion_span(tmp_path: Path, chars: int, status: str) -> None:
+    assert INSERTION_SPAN == 80
+    assert match(tmp_path, _gap_body(chars), "Alpha beta [lorem] gamma delta").status == status
+
+
+@pytest.mark.parametrize(("size", "status"), [(60, "verified"), (61, "notfound")])
+def test_an_insertion_holds_at_most_60_characters(tmp_path: Path, size: int, status: str) -> None:
+    inserted = ("word " * 20)[: size - 1] + "s"
+    assert match(tmp_path, "Alpha beta lorem gamma delta.", f"Alpha beta [{inserted}] gamma delta").status == status
+
+
+@pytest.mark.parametrize(("marks", "status"), [(MAX_MARKS, "verified"), (MAX_MARKS + 1, "notfound")])
+def test_more_than_max_marks_is_matched_literally(tmp_path: Path, marks: int, status: str) -> None:
+    words = [f"w{k}" for k in range(marks + 1)]
+    body = " filler ".join(words) + "\n"
+    assert match(tmp_path, body, " [...] ".join(words)).status == status
+
+
+# -- matching: the fuzzy pass's caps -------------------------------------------------
+def _word_soup(size: int) -> tuple[str, str]:
+    """Evidence words, and a quote of exactly ``size`` characters with every word one letter longer."""
+    vocab = ["gradient", "clipping", "learning", "schedule", "momentum", "variance", "training", "baseline"]
+    words: list[str] = []
+    quote = ""
+    k = 0
+    while len(quote) < size:
+        words.append(vocab[k % len(vocab)] + str(k))
+        quote = " ".join(w + "q" for w in words)
+        k += 1
+    extra = len(quote) - size
+    last = words[-1]
+    words[-1] = last[: len(last) - extra] if extra < len(last) else last
+    quote = " ".join(w + "q" for w in words)
+    return " ".join(words), quote
+
+
+@pytest.mark.parametrize(("size", "status"), [(FUZZY_FULL, "altered"), (FUZZY_FULL + 1, "notfound")])
+def test_fuzzy_full_cap(tmp_path: Path, size: int, status: str) -> None:
+    # No word of the quote is in the file, so only the whole-region alignment
+    # (quotes of at most FUZZY_FULL characters) can see how close it is.
+    body, quote = _word_soup(size)
+    assert len(compile_quote(quote).fuzzy_text) == size
+    assert match(tmp_path, body + "\n", quote).status == status
+
+
+@pytest.mark.parametrize(("size", "status"), [(FUZZY_CAP, "altered"), (FUZZY_CAP + 1, "notfound")])
+def test_fuzzy_cap(tmp_path: Path, size: int, status: str) -> None:
+    vocab = "the model learns a signal from noisy labels when the rate is low".split()
+    words = [f"{vocab[k % len(vocab)]}{k}" for k in range(size // 4)]
+    passage = " ".join(words)[:size].rstrip()
+    passage = passage + "z" * (size - len(passage))
+    quote = passage.replace(words[10], "CHANGED", 1)
+    quote = quote + "z" * (size - len(quote)) if len(quote) < size else quote[:size]
+    assert len(compile_quote(quote).fuzzy_text) == size
+    assert match(tmp_path, passage + "\n", quote).status == status
+
+
+# -- matching: token boundaries ------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "i", "inside"),
+    [
+        ("abc", 0, False),  # the start of the text is a boundary
+        ("abc", 3, False),  # so is the end
+        ("abc", 1, True),
+        ("a b", 1, False),
+        ("can't", 3, True),
+        ("can't", 4, True),
+        ("non-convex", 3, True),
+        ("non-convex", 4, True),
+        ("a - b", 2, False),
+        ("3e-4", 1, True),
+        ("1/10", 1, True),
+        ("1/10", 2, True),
+        ("x -3", 3, True),
+        ("x-3", 2, True),
+        ("(-3", 2, True),
+        ("0.15", 3, True),
+        ("0.15", 1, True),
+        ("3. Next", 2, False),
+        ("1,000", 1, True),
+        ("1,000", 2, True),
+        ("a, b", 1, False),
+        ("bug\u00b9", 3, False),  # a footnote mark after a letter
+        ("10\u2076", 2, True),  # a superscript after a digit
+        ("\u2076a", 1, False),
+        ("x_1", 1, True),
+        ("resnet50", 6, True),
+        ("\u6a21\u578b", 1, False),  # CJK: any boundary
+        ("\u4e0d\u597d", 1, True),  # but not right after a negation
+        ("\u4f7f\u3048\u306a\u3044", 2, True),  # nor right before ない
+        ("\uc548\uc88b\ub2e4", 1, True),  # Hangul is spaced: inside a word
+        ("dis\u2010 tributions", 3, True),  # a line-break hyphen joins its word
+        ("dis\u2010 tributions", 5, True),
+    ],
+)
+def test_token_boundaries(text: str, i: int, inside: bool) -> None:
+    assert _inside(text, i) is inside
+
+
+def test_a_region_start_is_not_a_word_boundary_inside_a_broken_word(tmp_path: Path) -> None:
+    ev = evidence(tmp_path, "Heavy-tailed dis-\ntributions are common.")
+    assert locate("tributions are common", ev, [[Range(5, 5)]]).status == "altered"
+    assert locate("distributions are common", ev, [[Range(4, 5)]]).status == "verified"
+
+
+@pytest.mark.parametrize(
+    ("quote", "status"),
+    [
+        (", the first sentence.", "verified"),  # edge punctuation of a quote is ignored
+        ("; the first sentence:", "verified"),
+        ("the first sentence", "verified"),
+        ("the first sentence!", "altered"),  # but not any punctuation
+        ("The first sentence", "verified"),  # the first letter's case is free
+        ("the First sentence", "altered"),
+    ],
+)
+def test_edges_and_case(tmp_path: Path, quote: str, status: str) -> None:
+    assert match(tmp_path, "Here is the first sentence. And more.", quote).status == status
+
+
+def test_elision_edges_are_word_boundaries(tmp_path: Path) -> None:
+    body = "A latency of 2.5 ms and a cost of 1,000,000 units."
+    assert match(tmp_path, body, "A latency of 2 [...] a cost").status == "altered"
+    assert match(tmp_path, body, "A latency of 2.5 ms [...] a cost").status == "verified"
+    assert match(tmp_path, body, "A latency of[...]ms and").status == "verified"  # spaces around [...] are optional
+    assert match(tmp_path, body, "A latency of 2.[...]5 ms").status == "altered"  # but it never glues inside a token
+
+
+def test_word_diff_context_and_case() -> None:
+    assert word_diff("a b c", "a x c") == "a [-b-] {+x+} c"
+    assert word_diff("one two three four five six seven eight", "one two three four five six seven nine") == (
+        "... five six seven [-eight-] {+nine+}"
+    )
+    assert word_diff("Use it", "we use it now", trim=True) == "Use it"
+    assert word_diff("use it", "use it.") == "use it"
+    long_a = " ".join(f"w{k}" for k in range(matching.DIFF_WORDS + 5))
+    long_b = long_a.replace("w7 ", "v7 ")
+    assert word_diff(long_a, long_b) == "... w4 w5 w6 [-w7-] {+v7+} w8 w9 w10 ..."
+
+
+# -- normalize: each rule at its edge ------------------------------------------------
+@pytest.mark.parametrize(
+    ("raw", "normalized"),
+    [
+        ("a--b", "a - b"),
+        ("a-b", "a-b"),
+        ("a\u2013b", "a-b"),  # en dash joins like a hyphen
+        ("a\u2014b", "a - b"),  # em dash separates
+        ("a\u2212b", "a-b"),  # minus sign
+        ("a &mdash; b", "a - b"),
+        ("a&#8212;b", "a - b"),
+        ("a&#x2014;b", "a - b"),
+        ("a&ndash;b", "a-b"),
+        ("a&#8211;b", "a-b"),
+        ("e&#769;t&eacute;", "\u00e9t\u00e9"),  # a decoded combining mark composes in the next pass
+        ("x<sup>2</sup>", "x\u00b2"),
+        ("x<SUP>2</SUP>", "x\u00b2"),
+        ('x<sup class="a">-1</sup>', "x\u207b\u00b9"),
+        ("x<sub>i</sub>", "x\u1d62"),
+        ("x<sup>" + "1" * 41 + "</sup>", "x" + "1" * 41),  # too long to be an exponent: tags dropped only
+        ("x<sup>th</sup>", "xth"),
+        ("10\u2076", "10\u2076"),
+        ("a <!-- b", "a <! - b"),  # an unclosed comment is text
+        ("a <!-- b --> c", "a [...] c"),
+        ("a <!-- b --> c <!-- d", "a [...] c <! - d"),
+        ("a <!-- b --> c <!-- d --> e", "a [...] c [...] e"),
+        ("x\n> y", "x y"),
+        ("x\n>y", "x >y"),
+        ("x\n>> y", "x y"),
+        ("x\n> > y", "x y"),
+        ("x\n>\ny", "x y"),
+        ("dis-\ntributions", "dis\u2010 tributions"),
+        ("dis-  \n  tributions", "dis\u2010 tributions"),
+        ("dis- tributions", "dis- tributions"),
+        ("3-\n4", "3- 4"),
+        ("a -\nb", "a - b"),
+        ("<b>x</b>", "x"),
+        ("<br>x", "x"),
+        ("a<br/>b", "a b"),
+        ("a<b>b</b>", "ab"),
+        ("<details open>x", "x"),
+        ("<b and c>", "<b and c>"),
+        ("<y is='x'>z", "z"),
+        ("<y is small>", "<y is small>"),
+        ("<eos>", "<eos>"),
+        ("</think>", "</think>"),
+        ("<abbr\ntitle='x'>", "<abbr title='x'>"),
+        ("  a \t b  ", "a b"),
+        ("\u201cq\u201d", "'q'"),
+        ("a\u2026", "a..."),
+        ("so\u00adft", "soft"),
+        ("z\u200bw", "zw"),
+        ("\uff11\uff12", "12"),
+        ("\u00b4", "'"),
+        ("a\u00a8", "a"),  # a spacing mark alone carries no text
+    ],
+)
+def test_normalize_rules(raw: str, normalized: str) -> None:
+    assert normalize_text(raw) == normalized
+
+
+@pytest.mark.parametrize(
+    ("raw", "normalized"),
+    [
+        ("*a* b", "a b"),
+        ("**a** b", "a b"),
+        ("_a_ b", "a b"),
+        ("x_1 and y_2", "x_1 and y_2"),
+        ("2*3", "2*3"),
+        ("2\\*3", "2*3"),
+        ("`a*b*` c", "a*b* c"),
+        ("``a`b`` c", "a`b c"),
+        ("[t](http://x) c", "t c"),
+        ("![alt](i.png) c", "alt c"),
+        ("<http://x.org> c", "http://x.org c"),
+        ("a[^1] b\n\n[^1]: n", "a b n"),
+        ("a[^9] b", "a[^9] b"),  # not a reference without a definition
+        ("- a\n- b", "a b"),
+        ("1. a\n2. b", "a b"),
+        ("10) a", "a"),
+        ("# T", "T"),
+        ("### T", "T"),
+        ("    - a *b*", "a b"),  # indented: text of a list, not a code block
+        ("```\n*a*\n```", "``` *a* ```"),
+        ("| *a* | b |\n|---|---|\n| c | *d* |", "| a | b | | - | - | | c | d |"),
+    ],
+)
+def test_evidence_markup_from_the_parser(raw: str, normalized: str) -> None:
+    assert normalize_markdown(raw).text == normalized
+
+
+def test_offsets_of_dropped_markup_map_back() -> None:
+    src = "x *yy* z"
+    n = normalize(src, drop=[2, 5])
+    assert n.text == "x yy z"
+    assert [n.to_source(i) for i in range(len(n.text))] == [0, 1, 3, 4, 6, 7]
+
+
+# -- anchors ------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "ranges", "error"),
+    [
+        ("L1", [[Range(1, 1)]], None),
+        ("L" + "9" * MAX_DIGITS, [[Range(int("9" * MAX_DIGITS), int("9" * MAX_DIGITS))]], None),
+        ("L" + "9" * (MAX_DIGITS + 1), [], f"a line number has more than {MAX_DIGITS} digits"),
+        ("L1-" + "9" * (MAX_DIGITS + 1), [], f"a line number has more than {MAX_DIGITS} digits"),
+        ("L" + "9" * 5000, [], f"a line number has more than {MAX_DIGITS} digits"),
+        ("L\u0661\u0663", [], "write line numbers with the digits 0-9"),
+        ("L1\u0663", [], "write line numbers with the digits 0-9"),
+        ("L\uff11", [], "write line numbers with the digits 0-9"),
+        ("L12-L20", [[Range(12, 20)]], None),
+        ("L3+L5", [[Range(3, 3), Range(5, 5)]], None),
+        ("lab L3", [[Range(3, 3)]], None),
+        ("L11 L12", [], "has ranges without ',' or '+' between them"),
+        ("x,", [], "cannot parse anchor"),
+    ],
+)
+def test_anchor_lists(text: str, ranges: list[list[Range]], error: str | None) -> None:
+    anchors, errors = parse_anchor_list(text, 0)
+    assert [a.ranges for a in anchors] == ranges
+    if error is None:
+        assert errors == []
+    else:
+        assert error in errors[0][1]
+
+
+@pytest.mark.parametrize(
+    ("fragment", "ranges"),
+    [
+        ("L7", [Range(7, 7)]),
+        ("L12-L20", [Range(12, 20)]),
+        ("L12-20", [Range(12, 20)]),
+        ("L" + "1" * MAX_DIGITS, [Range(int("1" * MAX_DIGITS), int("1" * MAX_DIGITS))]),
+        ("L" + "1" * (MAX_DIGITS + 1), None),
+        ("L\u0661", None),
+        ("intro", None),
+    ],
+)
+def test_fragments(fragment: str, ranges: list[Range] | None) -> None:
+    assert parse_fragment(fragment) == ranges
+
+
+def test_bracketed_cache_link_target() -> None:
+    text = "([cache](<docs/evidence/a b.md>): L1-2)"
+    [link] = find_cache_links(text, 0, len(text), lambda t, p: t == "cache")
+    assert (link.target, [a.ranges for a in link.anchors]) == ("docs/evidence/a b.md", [[Range(1, 2)]])
+    assert split_target("<x.md#L3>") == ("x.md", "L3")
+    assert split_target("x.md") == ("x.md", "")
