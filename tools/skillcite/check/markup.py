@@ -33,6 +33,11 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 _LIST_MARKER = re.compile(r"[ \t>]*(\d{1,9}[.)]|[-+*])(?=[ \t]|$)")
 _HEADING = re.compile(r"[ \t>]*(#{1,6})(?=[ \t]|$)")
 _FOOTNOTE_LABEL = re.compile(r"[ \t>]*(\[\^[^\]\s]+\]:)")
+# Characters without which no inline rule we note can fire (emphasis,
+# escape, code span, link, image, autolink, footnote reference): most lines
+# of prose have none, and skip the inline parse.
+_INLINE_MARKUP = re.compile(r"[*_`\\\[<]")
+_NOTED = frozenset({"escape", "backticks", "emphasis", "link", "image", "autolink", "footnote_ref"})
 _KEY = "skillcite_markup"  # the env entry holding the spans of the inline text being parsed
 
 
@@ -98,7 +103,8 @@ def _parser() -> MarkdownIt:
     # lists; an indented passage is the source's text, not a code block.
     md.disable("code")
     for rule in md.inline.ruler.__rules__:
-        rule.fn = _wrap(rule.name, rule.fn)
+        if rule.name in _NOTED:
+            rule.fn = _wrap(rule.name, rule.fn)
     md.inline.ruler.__compiled__ = None  # type: ignore[assignment]
     md.inline.ruler2.before("fragments_join", "skillcite_pairs", _pair_delimiters)
     # Blocks only: each inline text is parsed on its own below, with notes.
@@ -162,7 +168,7 @@ def markup_offsets(text: str) -> list[int]:
             m = _HEADING.match(lines[tok.map[0]])
             if m:
                 drop.extend(range(starts[tok.map[0]] + m.start(1), starts[tok.map[0]] + m.end(1)))
-        elif tok.type == "inline" and tok.map and tok.content:
+        elif tok.type == "inline" and tok.map and _INLINE_MARKUP.search(tok.content):
             cell = k > 0 and tokens[k - 1].type in ("td_open", "th_open")
             places = _content_lines(tok.content, tok.map[0], lines, starts, cursor, cell)
             if places is None:

@@ -692,29 +692,35 @@ def _align(quote: str, text: str, lo: int, hi: int) -> tuple[int, int]:
     return lo + blocks[0].b, lo + blocks[-1].b + blocks[-1].size
 
 
+_TOKEN_RUN = re.compile(r"\S+")
+
+
 def _closest(quote: str, text: str, lo: int, hi: int) -> tuple[int, int, int, int] | None:
     """The stretch of ``text[lo:hi]``, as long as the quote in words, holding most of its words.
 
     Returns ``(start, end, words held, words in the quote)`` or None when no
     word of the quote is there. One pass over the region with a sliding
-    window of word counts: linear in the region plus the quote.
+    window of word counts (memory bounded by the quote), then one more to
+    place the best window: linear in the region plus the quote.
     """
     need = Counter(w.strip(_EDGE) for w in quote.split())
     need.pop("", None)
     size = sum(need.values())
     if not size:
         return None
-    spans = [(m.start(), m.end(), m.group().strip(_EDGE)) for m in re.finditer(r"\S+", text[lo:hi])]
+    window: deque[str] = deque()
     have: Counter[str] = Counter()
     held = best = 0
     best_at = -1
-    for k, (_, _, w) in enumerate(spans):
+    for k, m in enumerate(_TOKEN_RUN.finditer(text, lo, hi)):
+        w = m.group().strip(_EDGE)
+        window.append(w)
         if w in need:
             if have[w] < need[w]:
                 held += 1
             have[w] += 1
-        if k >= size:
-            old = spans[k - size][2]
+        if len(window) > size:
+            old = window.popleft()
             if old in need:
                 have[old] -= 1
                 if have[old] < need[old]:
@@ -724,8 +730,14 @@ def _closest(quote: str, text: str, lo: int, hi: int) -> tuple[int, int, int, in
     if best == 0:
         return None
     first = max(0, best_at - size + 1)
-    inside = [sp for sp in spans[first : best_at + 1] if sp[2] in need]
-    return lo + inside[0][0], lo + inside[-1][1], best, size
+    start = end = -1
+    for k, m in enumerate(_TOKEN_RUN.finditer(text, lo, hi)):
+        if k > best_at:
+            break
+        if k >= first and m.group().strip(_EDGE) in need:
+            start = m.start() if start < 0 else start
+            end = m.end()
+    return start, end, best, size
 
 
 def _word_bounds(text: str, start: int, end: int, quote: str = "") -> tuple[int, int]:
