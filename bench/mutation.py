@@ -40,6 +40,8 @@ MODULES = {
     "anchors": "tools/skillcite/check/anchors.py",
     "matching": "tools/skillcite/check/matching.py",
 }
+# The fast core tests (about 10 s): a mutant that survives these may still
+# be killed by the whole suite, so the figure is a lower bound.
 TESTS = [
     "tests/test_core_table.py",
     "tests/adversarial/test_adv_editorial_marks.py",
@@ -47,12 +49,8 @@ TESTS = [
     "tests/adversarial/test_adv_collisions.py",
     "tests/adversarial/test_adv_dropped_text.py",
     "tests/test_matching.py",
-    "tests/test_normalize.py",
     "tests/test_anchors.py",
-    "tests/test_regressions.py",
-    "tests/adversarial/test_adv_skill_side.py",
-    # A wall-clock test: under a loaded machine it fails without any mutant.
-    "--deselect", "tests/test_regressions.py::test_large_cjk_evidence_normalizes_fast",
+    "tests/test_normalize.py",
 ]
 TIMEOUT = 120  # seconds per mutant; a mutant that loops forever is killed
 

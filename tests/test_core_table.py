@@ -192,6 +192,9 @@ def test_fuzzy_cap(tmp_path: Path, size: int, status: str) -> None:
         ("bug\u00b9", 3, False),  # a footnote mark after a letter
         ("10\u2076", 2, True),  # a superscript after a digit
         ("\u2076a", 1, False),
+        ("\u03c3\u00b2", 1, True),  # after a lone letter: an exponent
+        ("x\u2081", 1, True),
+        ("ab\u2081", 2, False),
         ("x_1", 1, True),
         ("resnet50", 6, True),
         ("\u6a21\u578b", 1, False),  # CJK: any boundary

@@ -32,6 +32,8 @@ MUST_FAIL = [
     ("この方法は使えない", "この方法は使え", ALTERED),  # Japanese: nor stop right before ない
     ("ეს არის არასწორი", "სწორი", ALTERED),  # Georgian separates words with spaces
     ("It took 10⁶ steps.", "It took 10", ALTERED),  # a superscript after a digit is part of the number
+    ("The horizon is 1 + γ + γ² here.", "The horizon is 1 + γ + γ", ALTERED),  # after a lone letter: an exponent
+    ("Set x₁ to zero.", "Set x", ALTERED),
 ]
 
 MUST_PASS = [

@@ -55,7 +55,9 @@ MUST_PASS = [
     ("Adam is not a good default. It is slow to converge.", "Adam is not a good default. [...] slow to converge", V),
     ("Assume a bug. Do not skip this. Check the data.", "Assume a bug. [...] Check the data.", V),
     ("Use a learning rate of 3e-4 and a batch of 64.", "Use a learning rate of 3e-4 and [...] 64", V),
-    ("It works [sometimes] in practice.", "It works [sometimes] in practice", V),  # brackets of the source, literal
+    ("It works [sometimes] in practice.", "It works [sometimes] in practice", V),
+    ("The modle works well.", "The modle [sic] works well", V),  # an editor's note replaces nothing, by design
+    ("The modle works well.", "The modle works well [emphasis added]", V),  # brackets of the source, literal
     ("It is not a bug [...] but a feature.", "It is not a bug [...] but a feature", V),
 ]
 

@@ -53,6 +53,8 @@ _NEG_WORDS = frozenset(
     "not no non never without none nor neither nothing nobody nowhere cannot cant wont dont doesnt didnt isnt arent "
     "wasnt werent shouldnt wouldnt couldnt mustnt neednt hasnt havent hadnt aint".split()
 )
+# Editor's notes that stand for no source text and change none.
+_NOTES = frozenset({"sic", "emphasis added", "emphasis mine", "emphasis in original", "italics added", "italics mine"})
 _NEG_PREFIXES = ("non-", "non", "un", "in", "im", "il", "ir")
 _WORDS = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
 _NUMBER = re.compile(r"[-+]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?(?:/\d+)?[kKmMbB%]?")
@@ -233,16 +235,18 @@ def _inside(text: str, i: int) -> bool:
 
     Tokens are words and numbers as a reader takes them: ``can't``,
     ``non-convex``, ``3e-4``, ``10k``, ``1/10``, ``-3``, ``resnet50``,
-    ``1,000`` and ``2.5`` are one token each. A superscript after a letter
-    (a footnote mark) starts a new token; after a digit it is part of the
-    number. In scripts without spaces a boundary may fall anywhere, except
+    ``1,000`` and ``2.5`` are one token each. A superscript or subscript
+    after a word (a footnote mark, ``bug¹``) starts a new token; after a
+    digit or a lone letter (``10⁶``, ``σ²``, ``x₁``) it is part of the token. In scripts without spaces a boundary may fall anywhere, except
     right after a Chinese negation or right before a Japanese one.
     """
     if not 0 < i < len(text):
         return False
     a, b = text[i - 1], text[i]
     if _scripted(b) and not _scripted(a):
-        return a.isdigit()
+        # After a digit (10⁶) or a lone letter (σ², x₁) it is an exponent or
+        # an index, part of the token; after a word it is a footnote mark.
+        return a.isdigit() or (a.isalpha() and not (i >= 2 and text[i - 2].isalnum()))
     if _scripted(a) and not _scripted(b):
         return False
     if _token_char(a) and _token_char(b):
@@ -465,7 +469,7 @@ def _check_marks(qp: QuotePattern, spans: list[tuple[int, int]], text: str, lo: 
                 found = _check_insertion(mark.inserted, mark.inserted, dropped, False)
             if found:
                 return found
-            if not dropped.strip():
+            if not dropped.strip() and mark.inserted.lower() not in _NOTES:
                 return "SC310", f"insertion [{mark.inserted}] replaces nothing in the source: {_clip(text[spans[k - 1][0] : spans[k][1]])}"
     for mark, at_start in ((qp.lead, True), (qp.tail, False)):
         if mark is None or not mark.inserted:
@@ -483,7 +487,7 @@ def _check_marks(qp: QuotePattern, spans: list[tuple[int, int]], text: str, lo: 
             found = _check_insertion(mark.inserted, mark.inserted, replaced, False)
         if found:
             return found
-        if not replaced.strip():
+        if not replaced.strip() and mark.inserted.lower() not in _NOTES:
             where = "before" if at_start else "after"
             return "SC310", f"insertion [{mark.inserted}] replaces nothing in the source {where} {_clip(text[spans[0][0] : spans[-1][1]])}"
     return None
