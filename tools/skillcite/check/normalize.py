@@ -58,7 +58,7 @@ _MAX_PASSES = 4  # a bound only: real text is stable after the second pass
 # read in the first pass only, as a renderer reads them: text that only
 # looks like a tag once line breaks are spaces, or once an entity is
 # decoded (``&lt;b&gt;``), is text.
-_UNSTABLE = re.compile("[\u0300-\u036f]")
+_UNSTABLE = re.compile("[\u0300-\u036f]|--")  # or a dash run a dropped mark joined ("-\u0301-")
 # A hyphen that ends a line between two letters (PDF text: "dis-" then
 # "tributions") is kept as U+2010, which nothing else normalizes to, so the
 # matcher can join the word there and only there.
