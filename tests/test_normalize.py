@@ -1,4 +1,4 @@
-"""Normalization: each rule of DESIGN §3, the offset map, idempotence."""
+"""Normalization: each rule of docs/citations.md ("Normalization"), the offset map, idempotence."""
 
 from __future__ import annotations
 

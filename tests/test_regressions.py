@@ -268,7 +268,7 @@ def test_write_failures_are_one_line_errors(pkg: Package, monkeypatch) -> None:
         raise PermissionError(13, "Permission denied", str(path))
 
     pkg.replace("SKILL.md", "bug L", "bug L9")  # a moved quote for fix to follow
-    monkeypatch.setattr("skillcite.repair.fix.atomic_write", refuse)
+    monkeypatch.setattr("skillcite.repair.writing.atomic_write", refuse)
     r = CliRunner().invoke(main, ["fix", str(pkg.root)])
     assert isinstance(r.exception, SystemExit) and r.exit_code == 2, r.output
     assert r.output.startswith("skillcite: error: ") and "cannot write (Permission denied)" in r.output

@@ -22,15 +22,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
 
-from ..check.anchors import Range
+from ..check.anchors import LINE_RANGE, Range
 from ..check.run import check
 from ..check.evidence import split_front_matter
 from ..core.config import Config
+from ..core.edits import Edit, apply_edits
 from ..core.textio import BOM, TextFile, atomic_write, read_text, resolve
 from ..repair.lock import relock_text
 from .headers import KINDS, REQUIRED, read_header, render_front_matter
 
-_FRAGMENT = re.compile(r"#L(\d+)(?:-(L?)(\d+))?")
+_FRAGMENT = re.compile("#" + LINE_RANGE.pattern)  # where a #L12-L20 fragment sits in a link
 
 
 @dataclass(slots=True)
@@ -137,7 +138,7 @@ def plan_adoption(root: Path, paths: list[Path] | None = None, config: Config | 
     if not by_target:
         return plan
     for doc in report.documents:
-        edits: list[tuple[int, int, str]] = []
+        edits: list[Edit] = []
         text = doc.file.text
         for definition in doc.definitions:
             for link in definition.cache_links:
@@ -161,14 +162,11 @@ def plan_adoption(root: Path, paths: list[Path] | None = None, config: Config | 
                             result.uncarried.append(f"{where}: fragment #{link.fragment} not found in the link")
                             continue
                         r = moved[0]
-                        new = f"#L{r.start}" if m.group(3) is None else f"#L{r.start}-{m.group(2)}{r.end}"
+                        new = f"#L{r.start}" if m.group("end") is None else f"#L{r.start}-{m.group('L')}{r.end}"
                         edits.append((m.start(), m.end(), new))
                     result.anchors_moved += 1
         if edits:
-            new = text
-            for start, end, replacement in sorted(set(edits), reverse=True):
-                new = new[:start] + replacement + new[end:]
-            plan.writes[resolve(doc.path)] = (new, doc.file.bom)
+            plan.writes[resolve(doc.path)] = (apply_edits(text, edits), doc.file.bom)
     return plan
 
 

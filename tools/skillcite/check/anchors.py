@@ -4,7 +4,7 @@ The Markdown parser tells us where a definition is and which links it holds;
 this module reads the raw text of the definition around each cache link, so
 that every anchor keeps its exact character span for ``skillcite fix``.
 
-Accepted forms (DESIGN §3)::
+Accepted forms (docs/citations.md, "Footnotes")::
 
     ([cache](docs/evidence/x.md): label L12-20, L30+L34; free note)
     ([cache](docs/evidence/x.md#L12-L20))
@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 
 # A Markdown inline link with an optional title; the target may be <bracketed>.
 LINK = re.compile(r"!?\[(?P<text>[^\]\n]*)\]\((?P<target><[^>\n]*>|[^()\s]*(?:\([^()\s]*\)[^()\s]*)*)(?:\s+\"[^\"\n]*\")?\)")
-_LIST = re.compile(r"[ \t]*:(?P<list>[^;()\[\]\n]*)")
+# The anchor list after a cache link: ``: label L12-20, L30`` up to a ``;``, bracket or line end.
+ANCHOR_LIST = re.compile(r"[ \t]*:(?P<list>[^;()\[\]\n]*)")
 _ITEM = re.compile(
     r"\s*(?:(?P<label>[^\s,;:()][^,;:()]*?)\s+)?"
     r"(?P<ranges>L[0-9]+(?:-L?[0-9]+)?(?:\s*\+\s*L[0-9]+(?:-L?[0-9]+)?)*)\s*"
@@ -27,8 +28,10 @@ _ITEM = re.compile(
 # most MAX_DIGITS of them: a longer one is a typo, and int() of thousands
 # of digits raises.
 MAX_DIGITS = 9
-_RANGE = re.compile(r"L([0-9]+)(?:-L?([0-9]+))?")
-_FRAGMENT = re.compile(r"L([0-9]{1,9})(?:-L?([0-9]{1,9}))?")
+# One line range as anchors and GitHub fragments spell it (``L12``, ``L12-20``,
+# ``L12-L20``), any number of digits: the parsers refuse more than MAX_DIGITS,
+# :func:`is_line_fragment` only tells the shape.
+LINE_RANGE = re.compile(r"L(?P<start>[0-9]+)(?:-(?P<L>L?)(?P<end>[0-9]+))?")
 _LONG_NUMBER = re.compile(r"[0-9]{%d,}" % (MAX_DIGITS + 1))
 
 
@@ -77,12 +80,20 @@ class CacheLink:
 
 def parse_fragment(fragment: str) -> list[Range] | None:
     """Ranges from a GitHub line fragment (``L12``, ``L12-L20``), else None."""
-    m = _FRAGMENT.fullmatch(fragment)
-    if not m:
+    m = LINE_RANGE.fullmatch(fragment)
+    if not m or any(len(m.group(g) or "") > MAX_DIGITS for g in ("start", "end")):
         return None
-    start = int(m.group(1))
-    end = int(m.group(2)) if m.group(2) else start
+    start = int(m.group("start"))
+    end = int(m.group("end")) if m.group("end") else start
     return [Range(start, end)]
+
+
+def is_line_fragment(fragment: str) -> bool:
+    """True when ``fragment`` (without ``#``) has the shape of a line fragment, ``L12`` or ``L12-L20``.
+
+    A link with such a fragment points at lines, not at a heading.
+    """
+    return LINE_RANGE.fullmatch(fragment) is not None
 
 
 def parse_anchor_list(text: str, base: int) -> tuple[list[Anchor], list[tuple[int, str]]]:
@@ -103,13 +114,13 @@ def parse_anchor_list(text: str, base: int) -> tuple[list[Anchor], list[tuple[in
             errors.append((base + pos, f"anchor {item.strip()[:40]!r}: a line number has more than {MAX_DIGITS} digits"))
         elif not m:
             errors.append((base + pos, f"cannot parse anchor {item.strip()!r} (expected [label ]L<start>[-<end>][+L...]; free notes go after a ';')"))
-        elif label_words and _RANGE.fullmatch(label_words[-1]):
+        elif label_words and LINE_RANGE.fullmatch(label_words[-1]):
             # ``L11 L12`` would read as the label "L11" and the range L12.
             errors.append((base + pos, f"anchor {item.strip()!r} has ranges without ',' or '+' between them"))
         else:
             ranges = [
-                Range(int(r.group(1)), int(r.group(2)) if r.group(2) else int(r.group(1)))
-                for r in _RANGE.finditer(m.group("ranges"))
+                Range(int(r.group("start")), int(r.group("end") or r.group("start")))
+                for r in LINE_RANGE.finditer(m.group("ranges"))
             ]
             span = (base + pos + m.start("ranges"), base + pos + m.end("ranges"))
             anchors.append(Anchor(m.group("label") or "", ranges, span, base + pos + m.start()))
@@ -142,7 +153,7 @@ def find_links(text: str, start: int, end: int) -> list[CacheLink]:
                 link.errors.append((m.start("target"), f"fragment #{fragment} is not a line anchor (#L12 or #L12-L20)"))
             else:
                 link.anchors.append(Anchor("", ranges, None, m.start("target")))
-        after = _LIST.match(text, m.end(), end)
+        after = ANCHOR_LIST.match(text, m.end(), end)
         if after:
             anchors, errors = parse_anchor_list(after.group("list"), after.start("list"))
             link.anchors.extend(anchors)

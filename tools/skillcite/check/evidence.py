@@ -10,6 +10,7 @@ from pathlib import Path
 
 import yaml
 
+from ..core.frontmatter import FENCE, closing_fence, key_lines, top_key
 from ..core.textio import InputError, TextFile, read_text
 from .markup import markup_offsets
 from .normalize import Normalized, normalize
@@ -22,8 +23,6 @@ NO_FRONT_MATTER = (
 )
 KINDS = ("excerpt", "transcript", "notes")
 _SHA = re.compile(r"[0-9a-f]{64}")
-_FENCE = re.compile(r"---[ \t]*\r?")
-_TOP_KEY = re.compile(r"([A-Za-z_][\w-]*)[ \t]*:")
 
 
 MAX_YAML_DEPTH = 64  # deeper front matter is refused: libyaml's C composer recurses per level
@@ -149,23 +148,23 @@ class FrontMatter:
 
 def split_front_matter(tf: TextFile) -> FrontMatter:
     """Find a ``---`` delimited YAML block at the top of ``tf`` and parse it."""
-    if not tf.text.startswith("---") or not _FENCE.fullmatch(tf.line(1)):
+    if not tf.text.startswith("---") or not FENCE.fullmatch(tf.line(1)):
         return FrontMatter(None, 0, 0)
-    for number in range(2, len(tf.line_starts) + 1):
-        if _FENCE.fullmatch(tf.line(number)):
-            start = tf.line_starts[1] if len(tf.line_starts) > 1 else len(tf.text)
-            block = tf.text[start : tf.line_starts[number - 1]]
-            body = tf.line_starts[number] if number < len(tf.line_starts) else len(tf.text)
-            result = parse_yaml(block) if block.strip() else YamlResult({})
-            if result.error is not None:
-                line = result.error_line + 2 if result.error_line is not None else 1
-                where = f" (line {line})" if result.error_line is not None else ""
-                return FrontMatter(None, number, body, f"invalid YAML{where}: {result.error}", line)
-            if not isinstance(result.data, dict):
-                return FrontMatter(None, number, body, "front matter is not a mapping")
-            duplicates = [(key, line + 2, first + 2) for key, line, first in result.duplicates]
-            return FrontMatter(result.data, number, body, duplicates=duplicates)
-    return FrontMatter(None, 0, 0, "front matter has no closing ---")
+    number = closing_fence(tf)
+    if not number:
+        return FrontMatter(None, 0, 0, "front matter has no closing ---")
+    start = tf.line_starts[1] if len(tf.line_starts) > 1 else len(tf.text)
+    block = tf.text[start : tf.line_starts[number - 1]]
+    body = tf.line_starts[number] if number < len(tf.line_starts) else len(tf.text)
+    result = parse_yaml(block) if block.strip() else YamlResult({})
+    if result.error is not None:
+        line = result.error_line + 2 if result.error_line is not None else 1
+        where = f" (line {line})" if result.error_line is not None else ""
+        return FrontMatter(None, number, body, f"invalid YAML{where}: {result.error}", line)
+    if not isinstance(result.data, dict):
+        return FrontMatter(None, number, body, "front matter is not a mapping")
+    duplicates = [(key, line + 2, first + 2) for key, line, first in result.duplicates]
+    return FrontMatter(result.data, number, body, duplicates=duplicates)
 
 
 def normalize_markdown(text: str) -> Normalized:
@@ -194,9 +193,9 @@ def lock_sha256(tf: TextFile, fm: FrontMatter) -> str:
     for number in range(2, fm.end_line):
         start, end = tf.line_span(number, number)
         line = tf.text[start:end]
-        m = _TOP_KEY.match(line)
-        if m:
-            skipping = m.group(1) in LOCK_EXEMPT_KEYS
+        key = top_key(line)
+        if key is not None:
+            skipping = key in LOCK_EXEMPT_KEYS
         elif line[:1] not in (" ", "\t", "\r", "\n", ""):
             skipping = False  # a comment or odd line at column 0 ends a key's value
         if not skipping:
@@ -300,7 +299,7 @@ class Evidence:
             return [("SC401", 1, NO_FRONT_MATTER, "front matter")]
         out: list[tuple[str, int, str, str]] = []
         data = fm.data
-        line_of = _key_lines(self.file, fm.end_line)
+        line_of = key_lines(self.file, fm.end_line)
         for key, line, first in fm.duplicates:
             out.append(("SC402", line, f"key {key!r} is given twice (first at line {first}); YAML would keep only this one", f"duplicate {key}"))
         missing = [k for k in REQUIRED_KEYS if data.get(k) in (None, "")]
@@ -344,13 +343,3 @@ def _is_date(value: object) -> bool:
             return False
         return True
     return False
-
-
-def _key_lines(tf: TextFile, end_line: int) -> dict[str, int]:
-    """Line of each top-level key in the front matter, for precise reports."""
-    found: dict[str, int] = {}
-    for number in range(2, end_line):
-        m = re.match(r"([A-Za-z_][\w-]*):", tf.line(number))
-        if m:
-            found.setdefault(m.group(1), number)
-    return found

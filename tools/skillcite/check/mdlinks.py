@@ -1,14 +1,14 @@
-"""Inline links in raw Markdown, with their exact spans, and text edits.
+"""Inline links in raw Markdown, with their exact spans.
 
 The parser knows which links a document has but not where they are;
-rewriting them (``bundle``, ``install``) needs the character spans. This
+rewriting them (``bundle``, ``install``) needs the character spans
+(applied with :func:`skillcite.core.edits.apply_edits`). This
 module finds them with markdown-it's own link helpers and cross-checks each
 against the parser's tokens.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from markdown_it.common.utils import unescapeAll
@@ -17,8 +17,6 @@ from markdown_it.rules_inline import StateInline
 
 from .document import parser
 from ..core.textio import TextFile
-
-Edit = tuple[int, int, str]  # replace text[start:end] with the string
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,15 +104,3 @@ def find_inline_links(file: TextFile) -> list[InlineLink]:
                 i = max(state.pos, i + 1)
         pos = max(pos, end)
     return found
-
-
-def apply_edits(text: str, edits: Sequence[Edit]) -> str:
-    """``text`` with each ``(start, end, new)`` applied; an edit overlapping an earlier one is dropped."""
-    out, pos = [], 0
-    for start, end, new in sorted(edits):
-        if start < pos:
-            continue
-        out += [text[pos:start], new]
-        pos = end
-    out.append(text[pos:])
-    return "".join(out)

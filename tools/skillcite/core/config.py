@@ -108,6 +108,20 @@ def markdown_alias(rel: str) -> str | None:
     return None
 
 
+def sub_skill_folders(root: Path, config: Config) -> list[str]:
+    """The sub-skills of the package at ``root``: top-level folders holding a ``SKILL.md``, sorted.
+
+    Hidden folders and folders whose ``SKILL.md`` the configuration
+    excludes are not sub-skills. ``install`` installs each as a skill of its
+    own; ``bundle --include`` offers each by its folder name.
+    """
+    try:
+        folders = sorted(p for p in root.iterdir() if p.is_dir() and (p / "SKILL.md").is_file())
+    except OSError as exc:
+        raise InputError(f"{root}: cannot list ({exc.strerror or exc})") from None
+    return [p.name for p in folders if not p.name.startswith(".") and not config.is_excluded(f"{p.name}/SKILL.md")]
+
+
 def glob_match(rel: str, pattern: str) -> bool:
     """Glob match where ``**/`` may also match nothing (``**/*.md`` ~ ``a.md``)."""
     if fnmatch(rel, pattern):

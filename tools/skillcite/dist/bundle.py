@@ -1,6 +1,6 @@
 """``skillcite bundle``: the skill as one self-contained Markdown file.
 
-For a system prompt (DESIGN §1, use 2): the chosen files in order, front
+For a system prompt (README.md, "Three ways to use it", 2): the chosen files in order, front
 matter removed, footnote ids prefixed per file (``[^jo]`` in ``rl/SKILL.md``
 becomes ``[^rl-jo]``). Links to a bundled file or heading become in-bundle
 ``#fragments`` (GitHub slugs of the bundled text); cache links leave the
@@ -22,19 +22,19 @@ from pathlib import Path
 from markdown_it.token import Token
 
 from .. import __version__
-from ..check.anchors import CacheLink
+from ..check.anchors import ANCHOR_LIST, CacheLink, is_line_fragment
 from ..check.workspace import Workspace
 from ..check.document import SlugCounter, local_target, parse_document, parser
 from ..check.evidence import split_front_matter
-from ..check.mdlinks import Edit, InlineLink, apply_edits, find_inline_links
+from ..check.mdlinks import InlineLink, find_inline_links
 from .provenance import Provenance, provenance
+from ..core.config import Config, load_config, sub_skill_folders
+from ..core.edits import Edit, apply_edits
 from ..core.errors import FindingsError
 from ..core.textio import InputError, TextFile, line_starts, read_text
 
 _GLOB_MAGIC = re.compile(r"[*?\[]")
-_ANCHOR_LIST = re.compile(r"[ \t]*:[^;()\[\]\n]*")  # the anchor list after a cache link (DESIGN §3)
 _URL = re.compile(r"https?://")
-_LINE_FRAGMENT = re.compile(r"L\d+(?:-L?\d+)?")
 _BLANK_LINES = re.compile(r"(?:[ \t]*\n)*")
 _PLACEHOLDER = re.compile(r"#skillcite-link-(\d+)")
 
@@ -80,21 +80,16 @@ class Bundle:
 _NAME_TARGETS = {"playbook": "PLAYBOOK.md", "refs": "refs/*.md", "all": "PLAYBOOK.md, refs/*.md or sub-skill"}
 
 
-def sub_skills(root: Path) -> list[str]:
-    """Top-level folders holding a ``SKILL.md`` (``rl``, ``pinn``), sorted."""
-    return sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith(".") and (p / "SKILL.md").is_file())
-
-
-def named_selections(root: Path) -> dict[str, list[str]]:
+def named_selections(root: Path, config: Config) -> dict[str, list[str]]:
     """What each ``--include`` name stands for, in the canonical bundle order."""
     refs = sorted(Path(os.path.relpath(p, root)).as_posix() for p in (root / "refs").glob("*.md") if p.is_file())
     names = {"playbook": ["PLAYBOOK.md"] if (root / "PLAYBOOK.md").is_file() else [], "refs": refs}
-    names |= {folder: [f"{folder}/SKILL.md"] for folder in sub_skills(root) if folder not in names}
+    names |= {folder: [f"{folder}/SKILL.md"] for folder in sub_skill_folders(root, config) if folder not in names}
     names["all"] = [rel for key in names for rel in names[key]]
     return names
 
 
-def select_files(root: Path, includes: Sequence[str] = ()) -> list[str]:
+def select_files(root: Path, includes: Sequence[str] = (), config: Config | None = None) -> list[str]:
     """``SKILL.md``, then what ``--include`` names, in a stable order.
 
     A name (``playbook``, ``refs``, a sub-skill folder such as ``rl``, or
@@ -107,7 +102,7 @@ def select_files(root: Path, includes: Sequence[str] = ()) -> list[str]:
         raise InputError(f"{root}: no such directory")
     if not (root / "SKILL.md").is_file():
         raise InputError(f"{root}: no SKILL.md to bundle")
-    names = named_selections(root)
+    names = named_selections(root, config if config is not None else load_config(root))
     chosen = ["SKILL.md"]
     for value in (p.strip() for item in includes for p in item.split(",") if p.strip()):
         if value.lower() in names:
@@ -167,7 +162,7 @@ def _drop_cache_link(text: str, link: CacheLink, start: int, end: int, url: str 
     keeps ``(note)``. With ``url`` (the definition names no URL itself) the
     link is replaced by the source's URL, so the footnote keeps its source.
     """
-    m = _ANCHOR_LIST.match(text, link.end, end)
+    m = ANCHOR_LIST.match(text, link.end, end)
     stop = m.end() if m else link.end
     if url:
         return link.offset, stop, f"<{url}>"
@@ -326,7 +321,7 @@ def build_bundle(root: Path, includes: Sequence[str] = ()) -> Bundle:
     def resolve(m: re.Match[str]) -> str:
         rel, fragment = targets[int(m.group(1))]
         part = by_rel[rel]
-        if fragment and not _LINE_FRAGMENT.fullmatch(fragment):
+        if fragment and not is_line_fragment(fragment):
             for candidate in (fragment, fragment.lower()):
                 k = part.slugs.index(candidate) if candidate in part.slugs else len(part.bundle_slugs)
                 if k < len(part.bundle_slugs):

@@ -28,10 +28,13 @@ from urllib.parse import quote
 
 from ..check.run import check
 from ..check.workspace import Workspace
-from ..core.config import Config, is_markdown_name, load_config, load_project
+from ..core.config import Config, is_markdown_name, load_config, load_project, sub_skill_folders
+from ..check.rules.skills import is_skill_name
 from ..check.document import local_target
 from ..check.evidence import split_front_matter
-from ..check.mdlinks import Edit, apply_edits, find_inline_links
+from ..check.mdlinks import find_inline_links
+from ..core.edits import Edit, apply_edits
+from ..core.frontmatter import set_key
 from .receipt import RECEIPT, FolderState, Receipt, digest, inspect_folder
 from ..core.textio import BOM, InputError, TextFile, read_text
 
@@ -48,8 +51,6 @@ AGENT_FOLDERS: dict[str, tuple[str, str]] = {
     "agents": (".agents/skills", ".agents/skills"),  # the shared folder, by its own name
 }
 MAIN_EXTRAS = ("PLAYBOOK.md", "refs")  # installed with the main skill even if nothing links them
-_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-_NAME_KEY = re.compile(r"name[ \t]*:")
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,14 +108,13 @@ def find_skills(root: Path, config: Config) -> list[Skill]:
     if fm.error:  # the same problem check reports as SC003
         raise InputError(f"{root / 'SKILL.md'}: front matter cannot be read: {fm.error}")
     main = fm.data.get("name") if fm.data else None
-    if not isinstance(main, str) or len(main) > 64 or not _NAME.fullmatch(main):
+    if not isinstance(main, str) or not is_skill_name(main):
         raise InputError(f"{root / 'SKILL.md'}: name {main!r} is not a valid skill name (a-z, 0-9, single hyphens)")
     skills = [Skill(main, "")]
-    for folder in sorted(p for p in root.iterdir() if p.is_dir() and (p / "SKILL.md").is_file()):
-        if folder.name.startswith(".") or config.is_excluded(f"{folder.name}/SKILL.md"):
-            continue
+    for source in sub_skill_folders(root, config):
+        folder = root / source
         name = f"{main}-{re.sub(r'[^a-z0-9]+', '-', folder.name.lower()).strip('-')}"
-        if len(name) > 64 or not _NAME.fullmatch(name):
+        if not is_skill_name(name):
             raise InputError(f"{folder}: cannot name its skill {name!r} (a-z, 0-9, single hyphens, at most 64)")
         skills.append(Skill(name, folder.name))
     return skills
@@ -166,14 +166,10 @@ def _rewrite(plan: InstallPlan, rel: str, file: TextFile) -> tuple[str, str]:
     notes = [f"{len(edits)} link{'s' * (len(edits) != 1)} rewritten"] if edits else []
     skill = next((s for s in plan.skills[1:] if rel == f"{s.source}/SKILL.md"), None)
     if skill is not None:  # Agent Skills rule: the name equals the folder
-        end_line = split_front_matter(file).end_line
-        for number in range(2, end_line):
-            line = file.line(number)
-            if _NAME_KEY.match(line):
-                start = file.line_starts[number - 1]
-                edits.append((start, start + len(line), f"name: {skill.name}"))
-                notes.insert(0, f"name: {skill.name}")
-                break
+        edit = set_key(file, split_front_matter(file).end_line, "name", skill.name, add=False)
+        if edit is not None:
+            edits.append(edit)
+            notes.insert(0, f"name: {skill.name}")
     return apply_edits(file.text, edits), ", ".join(notes)
 
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..check.evidence import lock_sha256, split_front_matter
-from ..core.textio import BOM, InputError, atomic_write, read_text
-
-_SHA_LINE = re.compile(r"^sha256:[^\r\n]*", re.MULTILINE)
+from ..core.edits import apply_edits
+from ..core.frontmatter import set_key
+from ..core.textio import BOM, InputError, TextFile, atomic_write, line_starts, read_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,8 +26,6 @@ def relock_text(text: str) -> tuple[str, str, bool]:
     Only the ``sha256`` line changes (or is added before the closing
     ``---``); every other byte, line endings included, is kept.
     """
-    from ..core.textio import TextFile, line_starts
-
     tf = TextFile(Path("-"), text, False, line_starts(text))
     fm = split_front_matter(tf)
     if fm.end_line == 0:
@@ -38,15 +35,9 @@ def relock_text(text: str) -> tuple[str, str, bool]:
         # sha256 line: an ambiguous file is never locked (check reports SC402).
         raise InputError(f"key {key!r} is given twice (first at line {first}); remove one, then lock")
     digest = lock_sha256(tf, fm)  # the sha256 line itself is not covered, so writing it keeps the lock
-    head_end = tf.line_starts[fm.end_line - 1]
-    head = text[:head_end]
-    m = _SHA_LINE.search(head)
-    if m:
-        new_head = head[: m.start()] + f"sha256: {digest}" + head[m.end() :]
-    else:
-        newline = "\r\n" if text[:head_end].endswith("\r\n") else "\n"
-        new_head = head + f"sha256: {digest}{newline}"
-    new_text = new_head + text[head_end:]
+    edit = set_key(tf, fm.end_line, "sha256", digest)
+    assert edit is not None  # front matter is there, and a missing key is added
+    new_text = apply_edits(text, [edit])
     return new_text, digest, new_text != text
 
 

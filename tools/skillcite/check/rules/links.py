@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from ...core.config import is_markdown_name
 from ...core.diagnostics import Diagnostic
 from ...core.textio import InputError, exists_or_unreadable, is_dir_safe
+from ..anchors import is_line_fragment
 from ..document import Document, local_target
 from ..workspace import Workspace
 from . import Rule
-
-_LINE_FRAGMENT = re.compile(r"L\d+(?:-L?\d+)?")
 
 
 def links(ws: Workspace) -> Iterator[Diagnostic]:
@@ -35,7 +33,7 @@ def check_links(ws: Workspace, doc: Document) -> Iterator[Diagnostic]:
         if not exists_or_unreadable(target):
             yield Diagnostic.make("SC601", doc.rel, link.line, link.column, f"link target {path_part!r} does not exist", subject=path_part)
             continue
-        if not fragment or _LINE_FRAGMENT.fullmatch(fragment) or is_dir_safe(target):
+        if not fragment or is_line_fragment(fragment) or is_dir_safe(target):
             continue
         if not is_markdown_name(target.name):
             continue

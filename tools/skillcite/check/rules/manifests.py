@@ -22,11 +22,11 @@ from ...core.config import load_project
 from ...core.diagnostics import Diagnostic
 from ..workspace import Workspace
 from . import Rule
+from .skills import KEBAB
 
 PLUGIN = ".claude-plugin/plugin.json"
 MARKETPLACE = ".claude-plugin/marketplace.json"
 PATH_FIELDS = ("skills", "commands", "agents", "hooks", "mcpServers", "outputStyles")
-_KEBAB = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 Finding = tuple[str, str, int, int, str, str]  # code, file, line, column, message, subject
 
@@ -73,7 +73,7 @@ def _name(m: Manifest, value: Any, what: str, near: str = "name") -> Iterator[Fi
     """A required kebab-case name; a missing one is reported at the key ``near``."""
     if not isinstance(value, str) or not value:
         yield ("SC702", m.rel, *m.at(near), f"{what} is required and must be a non-empty string", what)
-    elif not _KEBAB.fullmatch(value):
+    elif not KEBAB.fullmatch(value):
         yield ("SC702", m.rel, *m.at(value), f"{what} {value!r} must be kebab-case (a-z, 0-9, single hyphens)", what)
 
 

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator
 
 from ...core.config import glob_match
+from ...core.frontmatter import closing_fence, key_lines
 from ...core.diagnostics import Diagnostic
 from ..document import Document
 from ..workspace import Workspace
@@ -14,7 +15,13 @@ from . import Rule
 ALLOWED_KEYS = {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
 Finding = tuple[str, int, int, str, str]  # code, line, column, message, subject
 
-_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+KEBAB = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")  # lowercase words joined by single hyphens
+MAX_NAME = 64
+
+
+def is_skill_name(name: str) -> bool:
+    """True when ``name`` is a valid Agent Skills name: 1-64 characters of ``a-z0-9`` and single inner hyphens."""
+    return len(name) <= MAX_NAME and KEBAB.fullmatch(name) is not None
 
 
 def check_skill(doc: Document, max_lines: int, max_tokens: int, at_root: bool = False) -> list[Finding]:
@@ -35,12 +42,12 @@ def check_skill(doc: Document, max_lines: int, max_tokens: int, at_root: bool = 
     if fm is None or "__invalid__" in fm:
         out.append(("SC501", 1, 1, "SKILL.md needs YAML front matter with name and description", "front matter"))
         return out + _budget(doc, max_lines, max_tokens)
-    line_of = _key_lines(doc)
+    line_of = key_lines(doc.file, closing_fence(doc.file))
     folder = doc.path.resolve().parent.name
     name = fm.get("name")
     if not isinstance(name, str) or not name:
         out.append(("SC502", line_of.get("name", 1), 1, "name is missing or not a string", "name"))
-    elif len(name) > 64 or not _NAME.fullmatch(name):
+    elif not is_skill_name(name):
         out.append(("SC502", line_of["name"], 1, f"name {name!r} must be 1-64 characters of a-z, 0-9 and single inner hyphens", "name"))
     elif name != folder and not at_root:
         out.append(("SC503", line_of["name"], 1, f"name {name!r} differs from its folder {folder!r}", "name"))
@@ -75,18 +82,6 @@ def _budget(doc: Document, max_lines: int, max_tokens: int) -> list[Finding]:
     if tokens > max_tokens:
         out.append(("SC506", 1, 1, f"about {tokens} tokens (characters/4), over the budget of {max_tokens}", "tokens"))
     return out
-
-
-def _key_lines(doc: Document) -> dict[str, int]:
-    found: dict[str, int] = {}
-    for number in range(2, min(doc.file.line_count, 200) + 1):
-        line = doc.file.line(number)
-        if re.fullmatch(r"---\s*", line):
-            break
-        m = re.match(r"([A-Za-z_][\w-]*)\s*:", line)
-        if m:
-            found.setdefault(m.group(1), number)
-    return found
 
 
 TOC_WINDOW = 40  # a table of contents must start within this many lines
