@@ -7,6 +7,8 @@ it as a skill); every package is built here at run time.
 from __future__ import annotations
 
 import hashlib
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -101,9 +103,29 @@ def skill_text(evidence: str = None) -> str:
 @pytest.fixture(autouse=True, scope="session")
 def _private_cache(tmp_path_factory) -> None:
     """Keep the on-disk parse cache of every test run out of the user's home."""
-    import os
-
     os.environ["SKILLCITE_CACHE_DIR"] = str(tmp_path_factory.mktemp("skillcite-cache"))
+
+
+# Git as the tests see it: no user or system configuration (a global
+# commit.gpgsign, hook path or alias would change what the tests' commits
+# do), and an author and committer, which a bare machine lacks.
+HERMETIC_GIT = {
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "skillcite tests",
+    "GIT_AUTHOR_EMAIL": "tests@example.org",
+    "GIT_COMMITTER_NAME": "skillcite tests",
+    "GIT_COMMITTER_EMAIL": "tests@example.org",
+}
+
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git on the PATH")
+
+
+@pytest.fixture(autouse=True)
+def _hermetic_git(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test, and every process it starts, runs git without the user's configuration."""
+    for name, value in HERMETIC_GIT.items():
+        monkeypatch.setenv(name, value)
 
 
 @pytest.fixture

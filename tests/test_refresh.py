@@ -348,14 +348,12 @@ def test_temporary_redirect_is_followed_and_reported(server: Server, root: Root)
 
 def test_slow_response_times_out_as_cannot_verify(server: Server, root: Root) -> None:
     root.add("slow", evidence(server.url("/slow"), P1))
-    started = time.monotonic()
     code, rows, out = run(root, "--retries", "1")
-    elapsed = time.monotonic() - started
     assert code == 0, out
     status, detail = rows["slow"]
     assert status == "cannot verify"
     assert detail.startswith(f"timed out ({TIMEOUT:g} s)") and "after 2 attempts" in detail
-    assert elapsed < 2 * TIMEOUT + 0.8  # gave up at the timeout, did not wait the full second
+    assert server.hits["/slow"] == 2  # how long giving up takes: bench/refresh_timing.py
 
 
 @pytest.mark.parametrize("path", ["/big", "/big-chunked"])
@@ -498,35 +496,31 @@ def test_corrupt_cache_entry_is_ignored(server: Server, root: Root, cache_dir: P
     assert server.statuses("/etag")[-1] == 200
 
 
-def test_politeness_delay_between_requests_to_one_host(server: Server, root: Root) -> None:
+def test_politeness_delay_keeps_every_request_to_one_host(server: Server, root: Root) -> None:
     for k in range(3):
         root.add(f"p{k}", evidence(server.url(f"/page?{k}"), P1))
     start = len(server.log)
     refresh_sources(root.path, config=cfg(host_delay=0.15), jobs=3)
-    times = sorted(t for _, t, _ in server.log[start:])
-    assert len(times) == 3
-    assert min(b - a for a, b in itertools.pairwise(times)) >= 0.14
+    # Every page is fetched once; the spacing itself is timed by bench/refresh_timing.py.
+    assert sorted(p for p, _, _ in server.log[start:]) == [f"/page?{k}" for k in range(3)]
 
 
-def test_jobs_fetch_hosts_in_parallel(root: Root) -> None:
+def test_jobs_fetch_every_host(root: Root) -> None:
     servers = [Server(), Server()]
     for s in servers:
         s.thread.start()
     try:
         for k, s in enumerate(servers):
             root.add(f"s{k}", evidence(s.url("/slow-short"), P1))
-        t0 = time.monotonic()
         reports = refresh_sources(root.path, config=cfg(timeout=2), jobs=2)
-        parallel = time.monotonic() - t0
-        t0 = time.monotonic()
-        refresh_sources(root.path, config=cfg(timeout=2), jobs=1)
-        serial = time.monotonic() - t0
+        serial = refresh_sources(root.path, config=cfg(timeout=2), jobs=1)
     finally:
         for s in servers:
             s.httpd.shutdown()
             s.httpd.server_close()
-    assert [r.status for r in reports] == ["ok", "ok"]
-    assert serial >= 0.6 and parallel < serial - 0.2, (parallel, serial)
+    # The same results either way; the speed-up is timed by bench/refresh_timing.py.
+    assert [r.status for r in reports] == [r.status for r in serial] == ["ok", "ok"]
+    assert [s.hits["/slow-short"] for s in servers] == [2, 2]
 
 
 def test_same_url_is_fetched_once(server: Server, root: Root) -> None:

@@ -18,6 +18,7 @@ from typing import Any, NoReturn
 
 import click
 
+from .. import __version__
 from ..core.diagnostics import CODES, Severity
 from ..core.errors import EXIT_INTERNAL, EXIT_USAGE, SkillciteError
 from ..core.textio import InputError
@@ -101,7 +102,9 @@ LAZY_COMMANDS = {
 
 
 @click.group(cls=LazyGroup, lazy=LAZY_COMMANDS, context_settings=CONTEXT)
-@click.version_option(package_name="ml-debug", prog_name="skillcite")
+# The version of the code that runs, whichever distribution installed it
+# (ml-debug from the repository root, or skillcite alone from tools/).
+@click.version_option(version=__version__, prog_name="skillcite")
 def main() -> None:
     """Verify that every quotation in a skill package matches its cached evidence.
 

@@ -50,11 +50,15 @@ def tool_version() -> str:
 
 def project_url() -> str | None:
     """The project's home page from the installed metadata, if declared."""
-    try:
-        from importlib.metadata import PackageNotFoundError, metadata
+    from importlib.metadata import PackageNotFoundError, metadata
 
-        md = metadata("ml-debug")
-    except (ImportError, PackageNotFoundError):
+    for dist in ("skillcite", "ml-debug"):  # installed alone, or with the ml-debug skill
+        try:
+            md = metadata(dist)
+            break
+        except PackageNotFoundError:
+            continue
+    else:
         return None
     for entry in md.get_all("Project-URL") or []:
         # "Homepage, https://..." - take the first declared URL.
