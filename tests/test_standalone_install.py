@@ -4,7 +4,9 @@ The repository is cloned for real (its committed state), then pip installs
 the ``skillcite`` distribution from ``git+file://`` into a fresh virtual
 environment. The environment sees the system site-packages, so the
 dependencies are already there and nothing is downloaded (``--no-index``);
-the build uses the installed setuptools (``--no-build-isolation``).
+the build uses the installed setuptools (``--no-build-isolation``). The
+test is skipped, with the reason, where git, setuptools or a virtual
+environment is not available.
 """
 
 from __future__ import annotations
@@ -40,14 +42,18 @@ def test_skillcite_installs_alone_from_a_git_url(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
 
     venv = tmp_path / "venv"
-    done = _run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)])
+    # Without a pip of its own: the venv's bundled setuptools may predate
+    # bdist_wheel; this interpreter's pip installs into it (``--python``)
+    # and builds with the setuptools both see.
+    done = _run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)])
     if done.returncode != 0:
         pytest.skip(f"cannot create a virtual environment here: {done.stderr.strip()[:200]}")
     bindir = venv / ("Scripts" if os.name == "nt" else "bin")
     python = bindir / "python"
     env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PYTHONPATH": "", "PYTHONNOUSERSITE": "1"}
-    url = f"skillcite @ git+{clone.as_uri()}#subdirectory=tools"
-    done = _run([str(python), "-m", "pip", "install", "--quiet", "--no-index", "--no-build-isolation", url], env=env)
+    url = f"git+{clone.as_uri()}#subdirectory=tools"
+    pip = [sys.executable, "-m", "pip", "--python", str(python)]
+    done = _run([*pip, "install", "--quiet", "--no-index", "--no-build-isolation", url], env=env)
     if done.returncode != 0 and ("No matching distribution" in done.stderr or "Could not find a version" in done.stderr):
         pytest.skip(f"pip cannot build offline here: {done.stderr.strip().splitlines()[-1]}")
     assert done.returncode == 0, done.stderr
@@ -68,3 +74,14 @@ def test_skillcite_installs_alone_from_a_git_url(tmp_path: Path) -> None:
     done = _run([str(skillcite), "check", "--strict", str(pkg.root)], env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "0 errors, 0 warnings" in done.stdout
+
+
+def test_both_distributions_read_the_one_version() -> None:
+    # ml-debug (root) and skillcite (tools/) declare the version dynamic, read
+    # from skillcite.__version__; bundle's provenance header reads it the same way.
+    import skillcite
+    from skillcite.core.config import load_project
+
+    assert load_project(ROOT) == load_project(ROOT).__class__("ml-debug", skillcite.__version__, load_project(ROOT).urls)
+    assert load_project(ROOT / "tools").name == "skillcite"
+    assert load_project(ROOT / "tools").version == skillcite.__version__

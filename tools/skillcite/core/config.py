@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import tomllib
 from dataclasses import dataclass, field, fields
 from fnmatch import fnmatch
@@ -164,15 +165,51 @@ def _pyproject(root: Path) -> dict:
 
 def load_project(root: Path) -> Project:
     """Name, version and URLs from ``[project]``; fields that are missing or mistyped stay empty."""
-    table = _pyproject(root).get("project")
+    data = _pyproject(root)
+    table = data.get("project")
     if not isinstance(table, dict):
         return Project()
     name, version, urls = table.get("name"), table.get("version"), table.get("urls")
+    if version is None and "version" in (table.get("dynamic") or []):
+        version = _dynamic_version(root, data)
     return Project(
         name if isinstance(name, str) else None,
         version if isinstance(version, str) else None,
         {k: v for k, v in urls.items() if isinstance(k, str) and isinstance(v, str)} if isinstance(urls, dict) else {},
     )
+
+
+def _dynamic_version(root: Path, data: dict) -> str | None:
+    """A version setuptools reads from a module (``[tool.setuptools.dynamic] version = {attr = "pkg.__version__"}``).
+
+    Read the way setuptools first tries it, without importing: the module
+    file is found through ``package-dir`` and its assignment of a string
+    literal to the attribute is read. None when any of that is missing.
+    """
+    setuptools = data.get("tool", {}).get("setuptools", {}) if isinstance(data.get("tool"), dict) else {}
+    spec = setuptools.get("dynamic", {}).get("version") if isinstance(setuptools, dict) and isinstance(setuptools.get("dynamic"), dict) else None
+    attr = spec.get("attr") if isinstance(spec, dict) else None
+    if not isinstance(attr, str) or "." not in attr:
+        return None
+    module, _, name = attr.rpartition(".")
+    dirs = setuptools.get("package-dir") if isinstance(setuptools.get("package-dir"), dict) else {}
+    base = root / str(dirs.get("", "."))
+    parts = module.split(".")
+    candidates = [base.joinpath(*parts, "__init__.py"), base.joinpath(*parts[:-1], parts[-1] + ".py")]
+    for path in candidates:
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+            continue
+        for node in tree.body:
+            if (
+                isinstance(node, ast.Assign)
+                and any(isinstance(target, ast.Name) and target.id == name for target in node.targets)
+                and isinstance(node.value, ast.Constant)
+                and isinstance(node.value.value, str)
+            ):
+                return node.value.value
+    return None
 
 
 def load_config(root: Path) -> Config:

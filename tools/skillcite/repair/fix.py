@@ -147,4 +147,3 @@ def plan_fixes(
     if base is not None:
         verify_revision(root, base)
     return Fixer(root, config, base=base, select=select, ignore=ignore).run()
-

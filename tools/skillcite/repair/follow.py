@@ -149,6 +149,7 @@ class Following(FixContext):
                         changes.append(Change(resolve(doc.path), *anchor.span, new, "SC301", f"{doc.rel}:{d.line}: [^{d.label}]", d.line))
         return changes
 
+
 def _by_evidence(outcomes: list[QuoteOutcome]) -> dict[Path, list[QuoteOutcome]]:
     out: dict[Path, list[QuoteOutcome]] = {}
     for o in outcomes:

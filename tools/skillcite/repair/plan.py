@@ -144,4 +144,3 @@ def merge_spans(spans: list[tuple[int, int]]) -> str:
         else:
             merged.append([a, b])
     return render_ranges([Range(a, b) for a, b in merged])
-

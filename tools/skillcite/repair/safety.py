@@ -61,6 +61,7 @@ class SafetyNet(FixContext):
                     out.add((key, fd.line))
         return out
 
+
 def _describe(text: str, c: Change) -> str:
     old = text[c.start : c.end]
     return f"{old} -> {c.new}" if old else f"add {c.new.lstrip(',: ')}"

@@ -12,7 +12,6 @@ relative (``./``), stays inside the plugin and exists, skill paths hold a
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
