@@ -23,8 +23,8 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from ..check.anchors import LINE_RANGE, Range
-from ..check.run import check
 from ..check.evidence import split_front_matter
+from ..check.run import check
 from ..core.config import Config
 from ..core.edits import Edit, apply_edits
 from ..core.textio import BOM, TextFile, atomic_write, read_text, resolve
@@ -143,28 +143,28 @@ def plan_adoption(root: Path, paths: list[Path] | None = None, config: Config | 
         for definition in doc.definitions:
             for link in definition.cache_links:
                 target = resolve(doc.path.parent / unquote(link.target))
-                result = by_target.get(target)
-                if result is None:
+                adopted = by_target.get(target)
+                if adopted is None:
                     continue
-                removed = result.header_lines
+                removed = adopted.header_lines
                 for anchor in link.anchors:
                     where = f"{doc.rel}:{doc.file.line_of(anchor.offset)}"
                     if any(r.start <= removed for r in anchor.ranges):
                         shown = f"{anchor.label} {anchor.render_ranges()}".strip()
-                        result.uncarried.append(f"{where}: {shown} points into the old header lines")
+                        adopted.uncarried.append(f"{where}: {shown} points into the old header lines")
                         continue
-                    moved = [Range(r.start + result.delta, r.end + result.delta) for r in anchor.ranges]
+                    moved = [Range(r.start + adopted.delta, r.end + adopted.delta) for r in anchor.ranges]
                     if anchor.span is not None:
                         edits.append((*anchor.span, "+".join(r.render() for r in moved)))
                     else:
                         m = _FRAGMENT.search(text, link.offset, link.end)
                         if m is None:
-                            result.uncarried.append(f"{where}: fragment #{link.fragment} not found in the link")
+                            adopted.uncarried.append(f"{where}: fragment #{link.fragment} not found in the link")
                             continue
                         r = moved[0]
                         new = f"#L{r.start}" if m.group("end") is None else f"#L{r.start}-{m.group('L')}{r.end}"
                         edits.append((m.start(), m.end(), new))
-                    result.anchors_moved += 1
+                    adopted.anchors_moved += 1
         if edits:
             plan.writes[resolve(doc.path)] = (apply_edits(text, edits), doc.file.bom)
     return plan

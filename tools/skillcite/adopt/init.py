@@ -115,8 +115,8 @@ def plan_init(root: Path) -> InitPlan:
     # Evidence: folders that footnote definitions cite with line anchors.
     cited: Counter[str] = Counter()
     for p in files:
-        for d in _DEFINITION.finditer(texts[p]):
-            rest = d.group("rest")
+        for definition in _DEFINITION.finditer(texts[p]):
+            rest = definition.group("rest")
             for m in _LINK.finditer(rest):
                 anchored = m.group("fragment") or _ANCHOR_AFTER.match(rest, m.end()) or m.group("text").strip().lower() == "cache"
                 if not anchored or re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", m.group("target")):

@@ -32,7 +32,7 @@ MAX_DIGITS = 9
 # ``L12-L20``), any number of digits: the parsers refuse more than MAX_DIGITS,
 # :func:`is_line_fragment` only tells the shape.
 LINE_RANGE = re.compile(r"L(?P<start>[0-9]+)(?:-(?P<L>L?)(?P<end>[0-9]+))?")
-_LONG_NUMBER = re.compile(r"[0-9]{%d,}" % (MAX_DIGITS + 1))
+_LONG_NUMBER = re.compile(rf"[0-9]{{{MAX_DIGITS + 1},}}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
@@ -116,7 +117,7 @@ class Document:
     path: Path
     rel: str
     file: TextFile
-    front_matter: dict | None = None
+    front_matter: dict[str, Any] | None = None
     front_matter_line: int = 0
     # Why the front matter could not be read (invalid YAML, a date out of
     # range, nesting too deep), at the line where the problem is.
@@ -277,7 +278,7 @@ class _Builder:
         plain, scan, refs = self.flatten(inline)
         self.add_references(refs, span)
         cursor = span[0]
-        raw: list = []  # see undefined_refs
+        raw: list[Any] = []  # see undefined_refs
         for child in inline.children or []:
             if child.type == "text":
                 self.undefined_refs(child.content, span, raw)
@@ -543,7 +544,7 @@ class _Builder:
             quotes[-1].text = f"{quotes[-1].text} {tail.strip()}"
         return quotes
 
-    def undefined_refs(self, content: str, span: tuple[int, int], raw: list) -> None:
+    def undefined_refs(self, content: str, span: tuple[int, int], raw: list[Any]) -> None:
         """Record each ``[^id]`` left as text in ``content`` (no definition matched).
 
         A reference written escaped (``[\\^id]``) is text too, but meant as
@@ -563,7 +564,7 @@ class _Builder:
 
     def record_links_only(self, tok: Token) -> None:
         span = self.block_span(tok.map)
-        raw: list = []
+        raw: list[Any] = []
         for child in tok.children or []:
             if child.type == "link_open":
                 line, col = _position(self.file, span[0])
@@ -572,6 +573,7 @@ class _Builder:
                 self.undefined_refs(child.content, span, raw)
 
     def fence(self, tok: Token) -> None:
+        assert tok.map is not None  # block tokens carry their lines
         first, last = tok.map
         marker = tok.markup
         closing = re.compile(r"[ \t>]*" + re.escape(marker[0]) + "{" + str(len(marker)) + r",}[ \t]*\r?")
@@ -595,7 +597,7 @@ def parse_document(path: Path, rel: str, file: TextFile, is_cache: IsCache | Non
     # markdown-it turns a lone \r into a line break; GitHub and our line
     # index count only \n, so blank lone carriage returns out first.
     text = file.text.replace("\r\n", "\n").replace("\r", " ") if "\r" in file.text else file.text
-    env: dict = {}
+    env: dict[str, Any] = {}
     _Builder(doc).build(parser().parse(text, env))
     if TOO_DEEP in env:
         line = env[TOO_DEEP] + 1

@@ -7,6 +7,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -138,7 +139,7 @@ def load_yaml(text: str):  # type: ignore[no-untyped-def]
 class FrontMatter:
     """The YAML block at the top of a file: its data and where it ends."""
 
-    data: dict | None
+    data: dict[str, Any] | None
     end_line: int  # last line of the block (the closing ``---``); 0 if none
     body_offset: int  # character offset where the body starts
     error: str | None = None

@@ -56,7 +56,7 @@ def _wrap(name: str, rule: Callable[[StateInline, bool], bool]) -> Callable[[Sta
 
 
 def _note(name: str, state: StateInline, start: int, count: int, notes: dict[str, Any]) -> None:
-    src, end = state.src, state.pos
+    end = state.pos
     drop: list[int] = notes["drop"]
     new = state.tokens[count:]
     if name == "escape":
@@ -105,7 +105,7 @@ def _parser() -> MarkdownIt:
     for rule in md.inline.ruler.__rules__:
         if rule.name in _NOTED:
             rule.fn = _wrap(rule.name, rule.fn)
-    md.inline.ruler.__compiled__ = None  # type: ignore[assignment]
+    md.inline.ruler.__compiled__ = None  # type: ignore[attr-defined]  # markdown-it recompiles a ruler whose cache is cleared
     md.inline.ruler2.before("fragments_join", "skillcite_pairs", _pair_delimiters)
     # Blocks only: each inline text is parsed on its own below, with notes.
     md.core.ruler.disable(["inline", "text_join"])

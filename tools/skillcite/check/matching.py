@@ -31,6 +31,7 @@ import unicodedata
 from collections import Counter, deque
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Literal
 
 from .anchors import Range
 from .evidence import Evidence
@@ -50,8 +51,8 @@ _OMISSION = "[...]"  # an omission line of the evidence, normalized
 
 # Negations an editorial mark may neither drop nor add (docs/citations.md).
 _NEG_WORDS = frozenset(
-    "not no non never without none nor neither nothing nobody nowhere cannot cant wont dont doesnt didnt isnt arent "
-    "wasnt werent shouldnt wouldnt couldnt mustnt neednt hasnt havent hadnt aint".split()
+    ["not", "no", "non", "never", "without", "none", "nor", "neither", "nothing", "nobody", "nowhere", "cannot", "cant", "wont", "dont",
+     "doesnt", "didnt", "isnt", "arent", "wasnt", "werent", "shouldnt", "wouldnt", "couldnt", "mustnt", "neednt", "hasnt", "havent", "hadnt", "aint"]
 )
 # Editor's notes that stand for no source text and change none.
 _NOTES = frozenset({"sic", "emphasis added", "emphasis mine", "emphasis in original", "italics added", "italics mine"})
@@ -71,17 +72,23 @@ _CJK_NEG_BEFORE = frozenset("不没沒未无無非别別勿莫否")
 _CJK_NEG_AFTER = ("ない", "なかった", "ません", "ぬ", "ず")
 
 
+# The outcomes of matching one quote, best first (check/report.py ranks them).
+Status = Literal["verified", "moved", "marks", "altered", "notfound", "notes"]
+
+
 @dataclass(frozen=True, slots=True)
 class Match:
-    """Where a quote was found. ``status`` is one of the outcomes.
+    """Where a quote was found. ``status`` is one of the outcomes (:data:`Status`).
 
     ``verified``, ``moved``, ``altered``, ``notfound``, or ``marks`` (found,
-    but an editorial mark breaks the policy: ``code`` and ``detail`` say how).
+    but an editorial mark breaks the policy: ``code`` and ``detail`` say how);
+    ``notes`` is set by the quote rule, without matching, for evidence of kind
+    ``notes`` (SC306).
     For ``notfound``, ``lines`` and ``score`` describe the closest stretch
     (``score`` is then the number of the quote's words it holds, of ``words``).
     """
 
-    status: str
+    status: Status
     lines: tuple[int, int] | None = None
     score: float | None = None
     diff: str | None = None
@@ -194,8 +201,8 @@ def _compile(text: str) -> QuotePattern | None:
                     continue
                 mark = Mark(elided, " ".join(inserted)) if (elided or inserted) else None
                 # Only an insertion may glue to a word ("[T]he", "model[s]").
-                glued_start = k > 0 and not piece.startswith(" ") and not pieces[k - 1] == "[...]"
-                glued_end = k < len(pieces) - 1 and not piece.endswith(" ") and not pieces[k + 1] == "[...]"
+                glued_start = k > 0 and not piece.startswith(" ") and pieces[k - 1] != "[...]"
+                glued_end = k < len(pieces) - 1 and not piece.endswith(" ") and pieces[k + 1] != "[...]"
                 if segments:
                     segments.append(Segment(_first_letter_literals(seg), gap, bridges, glued_start, glued_end, mark))
                 else:
@@ -298,7 +305,7 @@ def _occurrences(seg: Segment, text: str, lo: int, hi: int) -> list[int]:
 
 
 # A chain link: (start, end, previous link) of one segment's occurrence.
-_Link = tuple[int, int, "object"]
+_Link = tuple[int, int, "_Link | None"]
 
 
 def _find_segments(segments: tuple[Segment, ...], text: str, lo: int, hi: int) -> list[tuple[int, int]] | None:
@@ -321,7 +328,7 @@ def _find_segments(segments: tuple[Segment, ...], text: str, lo: int, hi: int) -
     first = segments[0]
     size = len(first.variants[0])
     # (end, origin, link) of each reachable occurrence of the current segment, by end.
-    reach: list[tuple[int, int, tuple]] = [(i + size, i, (i, i + size, None)) for i in _occurrences(first, text, lo, hi)]
+    reach: list[tuple[int, int, _Link]] = [(i + size, i, (i, i + size, None)) for i in _occurrences(first, text, lo, hi)]
     for seg in segments[1:]:
         if not reach:
             return None
@@ -329,8 +336,8 @@ def _find_segments(segments: tuple[Segment, ...], text: str, lo: int, hi: int) -
         region_hi = min(hi, reach[-1][0] + seg.gap + size)
         starts = _occurrences(seg, text, reach[0][0], region_hi)
         omissions = [] if seg.bridges else _omission_starts(text, reach[0][0], region_hi)
-        window: deque[tuple[int, int, tuple]] = deque()  # origins increase from the left
-        nxt: list[tuple[int, int, tuple]] = []
+        window: deque[tuple[int, int, _Link]] = deque()  # origins increase from the left
+        nxt: list[tuple[int, int, _Link]] = []
         j = k = 0
         floor_omission = -1
         for s in starts:
@@ -350,7 +357,7 @@ def _find_segments(segments: tuple[Segment, ...], text: str, lo: int, hi: int) -
         reach = nxt
     if not reach:
         return None
-    link = min(reach, key=lambda r: (r[1], r[0]))[2]
+    link: _Link | None = min(reach, key=lambda r: (r[1], r[0]))[2]
     spans: list[tuple[int, int]] = []
     while link is not None:
         spans.append((link[0], link[1]))

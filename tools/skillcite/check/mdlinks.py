@@ -15,8 +15,8 @@ from markdown_it.common.utils import unescapeAll
 from markdown_it.helpers import parseLinkDestination, parseLinkLabel, parseLinkTitle
 from markdown_it.rules_inline import StateInline
 
-from .document import parser
 from ..core.textio import TextFile
+from .document import parser
 
 
 @dataclass(frozen=True, slots=True)

@@ -123,8 +123,22 @@ _BREAKING = re.compile(r"</?(?:br|p|div|li|ul|ol|dl|dt|dd|tr|td|th|table|thead|t
 
 # Superscript and subscript forms, for ``<sup>``/``<sub>`` content; a
 # character without one keeps its plain form.
-_SUP = dict(zip("0123456789+-=()ni", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207a\u207b\u207c\u207d\u207e\u207f\u2071"))
-_SUB = dict(zip("0123456789+-=()aehijklmnoprstuvx", "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089\u208a\u208b\u208c\u208d\u208e\u2090\u2091\u2095\u1d62\u2c7c\u2096\u2097\u2098\u2099\u2092\u209a\u1d63\u209b\u209c\u1d64\u1d65\u2093"))
+_SUP = dict(
+    zip(
+        "0123456789+-=()ni",
+        "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207a\u207b\u207c\u207d\u207e\u207f\u2071",
+        strict=True,
+    )
+)
+_SUB = dict(
+    zip(
+        "0123456789+-=()aehijklmnoprstuvx",
+        "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089\u208a\u208b\u208c\u208d\u208e"
+        "\u2090\u2091\u2095\u1d62\u2c7c\u2096\u2097\u2098\u2099\u2092\u209a\u1d63\u209b\u209c\u1d64\u1d65\u2093",
+        strict=True,
+    )
+)
+
 
 @dataclass(slots=True)
 class Normalized:
@@ -137,9 +151,9 @@ class Normalized:
     """
 
     text: str
-    norm_starts: array = field(default_factory=lambda: array("q"))
-    orig_starts: array = field(default_factory=lambda: array("q"))
-    linear: array = field(default_factory=lambda: array("b"))
+    norm_starts: array[int] = field(default_factory=lambda: array("q"))
+    orig_starts: array[int] = field(default_factory=lambda: array("q"))
+    linear: array[int] = field(default_factory=lambda: array("b"))
     orig_end: int = 0
 
     def to_source(self, index: int) -> int:
@@ -275,7 +289,7 @@ def _normalize_once(source: str, base: int = 0, drop: Sequence[int] = (), first:
     # before anything else is read. ``shifted[k]`` is where the k-th
     # dropped character was, in the stripped text.
     shifted = array("q")
-    gone = sorted({m.start() for m in _STRIP.finditer(source)}.union(drop)) if drop else None
+    gone = sorted({s.start() for s in _STRIP.finditer(source)}.union(drop)) if drop else None
     if gone:
         kept: list[str] = []
         prev = 0
@@ -288,8 +302,8 @@ def _normalize_once(source: str, base: int = 0, drop: Sequence[int] = (), first:
         kept.append(source[prev:])
         source = "".join(kept)
     elif _STRIP.search(source):
-        for k, m in enumerate(_STRIP.finditer(source)):
-            shifted.append(m.start() - k)
+        for k, hit in enumerate(_STRIP.finditer(source)):
+            shifted.append(hit.start() - k)
         source = _STRIP.sub("", source)
     out: list[str] = []
     norm_starts = array("q")
@@ -328,6 +342,7 @@ def _normalize_once(source: str, base: int = 0, drop: Sequence[int] = (), first:
     comment_from, comment_close = -1, -1  # memo of the last search for "-->"
     while i < size:
         m = match(source, i)
+        assert m is not None  # the last alternative of _TOKEN takes any one character
         kind = m.lastgroup
         end = m.end()
         if kind == "plain" and end < size and unicodedata.combining(source[end]):

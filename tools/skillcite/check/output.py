@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from .report import Report
 from ..core.diagnostics import Diagnostic, Severity
+from .report import Report
 
 JSON_SCHEMA_VERSION = 1
 

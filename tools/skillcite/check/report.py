@@ -9,11 +9,11 @@ from ..core.diagnostics import Diagnostic
 from .anchors import CacheLink
 from .document import Document, FootnoteDef, Quote
 from .evidence import Evidence
-from .matching import Match
+from .matching import Match, Status
 
 # Best first: when a quote cites several footnotes or cache links, the
 # outcome reported is the best one (a quote verified by any source is verified).
-RANK = {"verified": 0, "moved": 1, "marks": 2, "altered": 3, "notfound": 4, "notes": 5}
+RANK: dict[Status, int] = {"verified": 0, "moved": 1, "marks": 2, "altered": 3, "notfound": 4, "notes": 5}
 RANK_NO_EVIDENCE = 6  # the cited footnote has no cache link
 
 

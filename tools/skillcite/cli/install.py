@@ -11,7 +11,6 @@ from ..dist.install import AGENT_FOLDERS, check_destination, install_plan, plan_
 from ..dist.uninstall import package_name, plan_removal, remove_folder
 from .app import CONTEXT, fail
 
-
 SCOPE = click.option("--scope", type=click.Choice(["user", "project"]), default="user", show_default=True, help="Your home folder, or the current folder.")
 AGENT = click.option(
     "--agent",

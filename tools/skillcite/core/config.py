@@ -7,6 +7,7 @@ import tomllib
 from dataclasses import dataclass, field, fields
 from fnmatch import fnmatch
 from pathlib import Path
+from typing import Any, TypeGuard
 
 from .textio import InputError
 
@@ -152,7 +153,7 @@ class Project:
         return None
 
 
-def _pyproject(root: Path) -> dict:
+def _pyproject(root: Path) -> dict[str, Any]:
     """The parsed ``root/pyproject.toml``; empty when there is none."""
     path = root / "pyproject.toml"
     if not path.is_file():
@@ -179,20 +180,25 @@ def load_project(root: Path) -> Project:
     )
 
 
-def _dynamic_version(root: Path, data: dict) -> str | None:
+def _dynamic_version(root: Path, data: dict[str, Any]) -> str | None:
     """A version setuptools reads from a module (``[tool.setuptools.dynamic] version = {attr = "pkg.__version__"}``).
 
     Read the way setuptools first tries it, without importing: the module
     file is found through ``package-dir`` and its assignment of a string
     literal to the attribute is read. None when any of that is missing.
     """
-    setuptools = data.get("tool", {}).get("setuptools", {}) if isinstance(data.get("tool"), dict) else {}
-    spec = setuptools.get("dynamic", {}).get("version") if isinstance(setuptools, dict) and isinstance(setuptools.get("dynamic"), dict) else None
+    tool = data.get("tool")
+    setuptools = tool.get("setuptools") if isinstance(tool, dict) else None
+    if not isinstance(setuptools, dict):
+        return None
+    dynamic = setuptools.get("dynamic")
+    spec = dynamic.get("version") if isinstance(dynamic, dict) else None
     attr = spec.get("attr") if isinstance(spec, dict) else None
     if not isinstance(attr, str) or "." not in attr:
         return None
     module, _, name = attr.rpartition(".")
-    dirs = setuptools.get("package-dir") if isinstance(setuptools.get("package-dir"), dict) else {}
+    dirs = setuptools.get("package-dir")
+    dirs = dirs if isinstance(dirs, dict) else {}
     base = root / str(dirs.get("", "."))
     parts = module.split(".")
     candidates = [base.joinpath(*parts, "__init__.py"), base.joinpath(*parts[:-1], parts[-1] + ".py")]
@@ -235,7 +241,7 @@ def load_config(root: Path) -> Config:
     return cfg
 
 
-def _is_strings(value: object) -> bool:
+def _is_strings(value: object) -> TypeGuard[list[str]]:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 

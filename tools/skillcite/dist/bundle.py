@@ -18,20 +18,21 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from markdown_it.token import Token
 
 from .. import __version__
 from ..check.anchors import ANCHOR_LIST, CacheLink, is_line_fragment
-from ..check.workspace import Workspace
 from ..check.document import SlugCounter, local_target, parse_document, parser
 from ..check.evidence import split_front_matter
 from ..check.mdlinks import InlineLink, find_inline_links
-from .provenance import Provenance, provenance
+from ..check.workspace import Workspace
 from ..core.config import Config, load_config, sub_skill_folders
 from ..core.edits import Edit, apply_edits
 from ..core.errors import FindingsError
 from ..core.textio import InputError, TextFile, line_starts, read_text
+from .provenance import Provenance, provenance
 
 _GLOB_MAGIC = re.compile(r"[*?\[]")
 _URL = re.compile(r"https?://")
@@ -56,7 +57,7 @@ class Part:
     rel: str
     prefix: str  # footnote id prefix, unique in the bundle
     body: str
-    front: dict | None
+    front: dict[str, Any] | None
     slugs: list[str]  # heading slugs of the source file, in order
     html_ids: set[str]
     anchor: str = ""  # the bundle fragment of the file's start

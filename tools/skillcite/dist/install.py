@@ -26,17 +26,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
-from ..check.run import check
-from ..check.workspace import Workspace
-from ..core.config import Config, is_markdown_name, load_config, load_project, sub_skill_folders
-from ..check.rules.skills import is_skill_name
 from ..check.document import local_target
 from ..check.evidence import split_front_matter
 from ..check.mdlinks import find_inline_links
+from ..check.rules.skills import is_skill_name
+from ..check.run import check
+from ..check.workspace import Workspace
+from ..core.config import Config, is_markdown_name, load_config, load_project, sub_skill_folders
 from ..core.edits import Edit, apply_edits
 from ..core.frontmatter import set_key
-from .receipt import RECEIPT, FolderState, Receipt, digest, inspect_folder
 from ..core.textio import BOM, InputError, TextFile, read_text
+from .receipt import RECEIPT, FolderState, Receipt, digest, inspect_folder
 
 # Skills folders as each agent documents them: (user scope, under the home
 # folder; project scope, under the current folder). Claude Code reads only its

@@ -87,7 +87,7 @@ def read_receipt(folder: Path) -> tuple[Receipt | None, str | None]:
         and isinstance(data.get("package"), str)
         and isinstance(data.get("skill"), str)
     )
-    if not ok:
+    if not ok or not isinstance(files, dict):
         return None, f"malformed {RECEIPT}"
     version = data.get("version")
     return Receipt(data["package"], data["skill"], version if isinstance(version, str) else None, files), None

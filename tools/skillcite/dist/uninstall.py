@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.config import load_config
+from ..core.textio import InputError
 from .install import find_skills
 from .receipt import inspect_folder
-from ..core.textio import InputError
 
 
 @dataclass(slots=True)

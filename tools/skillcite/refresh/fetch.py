@@ -62,11 +62,11 @@ def project_url() -> str | None:
         return None
     for entry in md.get_all("Project-URL") or []:
         # "Homepage, https://..." - take the first declared URL.
-        _, _, url = entry.partition(",")
+        _, _, url = str(entry).partition(",")
         if url.strip():
             return url.strip()
     home = md.get_all("Home-page") or []
-    return home[0] if home else None
+    return str(home[0]) if home else None
 
 
 def default_user_agent() -> str:

@@ -27,14 +27,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..check.evidence import Evidence, normalize_markdown
+from ..check.workspace import list_evidence
 from ..core.config import load_config
-from ..check.evidence import Evidence
+from ..core.textio import InputError, TextFile
 from .extract import Unsupported, extract_text
 from .fetch import FetchConfig, Fetcher, FetchResult
-from ..check.evidence import normalize_markdown
-from ..check.workspace import list_evidence
 from .record import CheckRecord, load_records, record_key, record_path, write_records
-from ..core.textio import InputError, TextFile
 
 STATUSES = ("ok", "changed", "moved", "cannot verify", "gone")
 FAILING = frozenset({"changed", "gone"})  # statuses that make the exit status 1

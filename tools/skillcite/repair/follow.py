@@ -49,6 +49,7 @@ class Following(FixContext):
             if resolve(o.evidence.path) in shifted:
                 continue
             lines = o.match.lines
+            assert lines is not None  # a moved quote has the lines it moved to
             code = "SC301" if o.link.anchors else "SC209"
             if not self.wanted(code):
                 continue
@@ -109,7 +110,7 @@ class Following(FixContext):
         """
         common: set[int] | None = None
         for o in moved:
-            assert o.match is not None and o.link is not None
+            assert o.match is not None and o.link is not None and o.match.lines is not None
             a, b = o.match.lines
             offsets = {
                 delta

@@ -21,7 +21,7 @@ def remove_stale_temps(path: Path) -> list[Path]:
     two leaves it behind. Only names of exactly that shape are removed.
     """
     pattern = re.compile(rf"\.{re.escape(path.name)}\.{_TEMP}\.tmp")
-    removed = []
+    removed: list[Path] = []
     try:
         names = os.listdir(path.parent)
     except OSError:

@@ -36,7 +36,9 @@ def check_cache_link(ws: Workspace, doc: Document, link: CacheLink) -> Iterator[
     path, problem = ws.resolve_cache(doc, link)
     if problem == "SC202":
         yield Diagnostic.make(
-            "SC202", rel, line, col, f"cache link {target!r} points outside the evidence folder{'s' * (len(ws.evidence_dirs) > 1)} {', '.join(f + '/' for f in ws.config.evidence_folders)}", subject=target
+            "SC202", rel, line, col,
+            f"cache link {target!r} points outside the evidence folder{'s' * (len(ws.evidence_dirs) > 1)} {', '.join(f + '/' for f in ws.config.evidence_folders)}",
+            subject=target,
         )
         return
     if problem == "SC201" or path is None:

@@ -42,7 +42,7 @@ def check_links(ws: Workspace, doc: Document) -> Iterator[Diagnostic]:
         except InputError:
             continue
         if fragment not in target_doc.slugs and fragment.lower() not in target_doc.slugs:
-            name = "this file" if not path_part else path_part
+            name = path_part or "this file"
             yield Diagnostic.make("SC602", doc.rel, link.line, link.column, f"no heading #{fragment} in {name}", subject=f"{path_part}#{fragment}")
 
 

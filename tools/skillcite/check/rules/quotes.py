@@ -112,6 +112,7 @@ def describe(o: QuoteOutcome) -> Diagnostic | None:
     if m.status == "notes":
         return Diagnostic.make("SC306", *where, f"{what} cites {ev_rel}, of kind notes: notes are not the author's words", subject=subject)
     if m.status == "moved":
+        assert m.lines is not None  # moved and altered quotes have their lines
         a, b = m.lines
         new = f"L{a}" if a == b else f"L{a}-{b}"
         fix = Fix(o.definition.line, "", new) if o.definition else None
@@ -119,6 +120,7 @@ def describe(o: QuoteOutcome) -> Diagnostic | None:
             "SC301", *where, f"{what} is at {ev_rel} {new}, outside the lines [^{label}] cites (run: skillcite fix)", fix, subject=subject
         )
     if m.status == "altered":
+        assert m.lines is not None
         a, b = m.lines
         return Diagnostic.make("SC302", *where, f"{what} differs from {ev_rel} L{a}-{b} (score {m.score}): {m.diff}", subject=subject)
     if m.status == "marks":

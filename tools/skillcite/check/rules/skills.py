@@ -6,8 +6,8 @@ import re
 from collections.abc import Iterator
 
 from ...core.config import glob_match
-from ...core.frontmatter import closing_fence, key_lines
 from ...core.diagnostics import Diagnostic
+from ...core.frontmatter import closing_fence, key_lines
 from ..document import Document
 from ..workspace import Workspace
 from . import Rule
