@@ -1,6 +1,6 @@
-"""``python -m skillcite`` runs the command-line interface."""
+"""``python -m skillcite`` runs the command-line interface (a warm ``check`` without click)."""
 
-from .cli import main
+from .cli.fast import run
 
 if __name__ == "__main__":
-    main()
+    run()

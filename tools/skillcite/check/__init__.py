@@ -2,10 +2,28 @@
 
 :class:`~skillcite.check.workspace.Workspace` loads and resolves; the rules in
 :mod:`skillcite.check.rules` yield diagnostics; :func:`check` composes them.
+
+The names below are imported on first use: a warm check served from the
+result cache (:mod:`skillcite.check.resultcache`) imports this package but
+must not import the Markdown parser, YAML or the fuzzy matcher.
 """
 
-from .report import QuoteOutcome, Report
-from .run import check, run_rules
-from .workspace import Workspace
+from __future__ import annotations
 
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .report import QuoteOutcome, Report
+    from .run import check, run_rules
+    from .workspace import Workspace
+
+_HOMES = {"QuoteOutcome": "report", "Report": "report", "check": "run", "run_rules": "run", "Workspace": "workspace"}
 __all__ = ["QuoteOutcome", "Report", "Workspace", "check", "run_rules"]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{home}"), name)

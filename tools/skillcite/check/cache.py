@@ -29,14 +29,11 @@ import datetime as dt
 import hashlib
 import json
 import os
-import shutil
 import sys
-import tempfile
 import time
 import unicodedata
 from array import array
 from functools import lru_cache
-from importlib import metadata, util
 from pathlib import Path
 from typing import Any
 
@@ -62,11 +59,57 @@ def enabled() -> bool:
     return not os.environ.get("SKILLCITE_NO_CACHE")
 
 
+def _dist_key(name: str) -> str:
+    """A distribution name as its ``.dist-info`` folder spells it, for comparison (PEP 503, underscores)."""
+    return "".join("_" if c in "-_." else c for c in name.lower())
+
+
 def _version(name: str) -> str:
+    """The installed version of distribution ``name`` ("absent" when none).
+
+    Read from the first ``<name>-<version>.dist-info`` folder on ``sys.path``,
+    the one :func:`importlib.metadata.version` would read: importing
+    ``importlib.metadata`` costs more than a warm check may spend in all.
+    Other layouts (eggs, zips) fall back to ``importlib.metadata``.
+    """
+    want = _dist_key(name)
+    for entry in sys.path:
+        version = _dist_versions(entry or ".").get(want)
+        if version:
+            return version
+    from importlib import metadata  # other layouts
+
     try:
         return metadata.version(name)
     except metadata.PackageNotFoundError:
         return "absent"
+
+
+@lru_cache(maxsize=64)
+def _dist_versions(folder: str) -> dict[str, str]:
+    """``{distribution key: version}`` of the ``.dist-info``/``.egg-info`` folders in ``folder`` (listed once)."""
+    found: dict[str, str] = {}
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return found
+    for entry in names:
+        stem, dot, suffix = entry.rpartition(".")
+        if dot and suffix in ("dist-info", "egg-info"):
+            dist, _, version = stem.partition("-")
+            found.setdefault(_dist_key(dist), version)
+    return found
+
+
+def _has_libyaml() -> bool:
+    """Whether PyYAML's C extension is installed, found without importing PyYAML."""
+    from importlib.machinery import EXTENSION_SUFFIXES, PathFinder
+
+    spec = PathFinder.find_spec("yaml")
+    for folder in (spec.submodule_search_locations or []) if spec is not None else []:
+        if any(os.path.exists(os.path.join(folder, "_yaml" + suffix)) for suffix in EXTENSION_SUFFIXES):
+            return True
+    return False
 
 
 @lru_cache(maxsize=1)
@@ -79,20 +122,38 @@ def code_fingerprint() -> bytes:
     and its Unicode database version.
     """
     h = hashlib.sha256(FORMAT)
-    for path in sorted(_PACKAGE.rglob("*.py")):
-        h.update(path.relative_to(_PACKAGE).as_posix().encode())
+    for rel in _sources(str(_PACKAGE)):
+        h.update(rel.encode())
         try:
-            h.update(hashlib.sha256(path.read_bytes()).digest())
+            with open(os.path.join(_PACKAGE, rel), "rb") as fh:
+                h.update(hashlib.sha256(fh.read()).digest())
         except OSError:
             h.update(b"unreadable")
     for name in DEPENDENCIES:
         h.update(f"{name}={_version(name)};".encode())
-    try:
-        libyaml = util.find_spec("yaml._yaml") is not None
-    except (ImportError, ValueError):
-        libyaml = False
+    libyaml = _has_libyaml()
+    _dist_versions.cache_clear()  # a later fingerprint (a test) sees what is installed then
     h.update(f"libyaml={libyaml};python={sys.version};unicode={unicodedata.unidata_version}".encode())
     return h.digest()
+
+
+def _sources(top: str) -> list[str]:
+    """The ``.py`` files under ``top``, as sorted ``/``-separated relative paths (as ``rglob`` finds them)."""
+    found: list[str] = []
+    stack = [""]
+    while stack:
+        rel = stack.pop()
+        try:
+            entries = list(os.scandir(os.path.join(top, rel)))
+        except OSError:
+            continue
+        for entry in entries:
+            sub = f"{rel}/{entry.name}" if rel else entry.name
+            if entry.is_dir():
+                stack.append(sub)
+            elif entry.name.endswith(".py"):
+                found.append(sub)
+    return sorted(found, key=lambda r: r.split("/"))
 
 
 def _folder() -> Path:
@@ -203,6 +264,8 @@ def load(name: str) -> Any:
 
 def store(name: str, value: Any) -> None:
     """Write ``value`` for ``name`` atomically; failures (and values the codec refuses) are ignored."""
+    import tempfile  # only when writing: a warm check writes nothing
+
     try:
         data = json.dumps(encode(value), ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
         folder = _folder() / name[:2]
@@ -230,6 +293,8 @@ def prune(max_entries: int = MAX_ENTRIES, max_age_days: float = MAX_AGE_DAYS) ->
     format (version 1, two-hex-digit folders at the top), entries not used for
     ``max_age_days``, and the least recently used beyond ``max_entries``.
     """
+    import shutil
+
     removed = 0
     base = cache_dir()
     current = _folder()

@@ -3,9 +3,35 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from ..core.diagnostics import Diagnostic, Severity
 from .report import Report
+
+if TYPE_CHECKING:  # a runtime Protocol would cost a warm check more than its output
+    from pathlib import Path
+    from typing import Protocol
+
+    class Report(Protocol):
+        """What rendering reads: a :class:`~skillcite.check.report.Report` or a cached
+        :class:`~skillcite.check.summary.Summary` (this module imports neither, so
+        printing a cached result never imports the parser)."""
+
+        @property
+        def root(self) -> Path: ...
+        @property
+        def files(self) -> int: ...
+        @property
+        def quotes(self) -> int: ...
+        @property
+        def quotes_verified(self) -> int: ...
+        @property
+        def sources(self) -> int: ...
+        @property
+        def suppressed(self) -> int: ...
+        @property
+        def accepted(self) -> int: ...
+
 
 JSON_SCHEMA_VERSION = 1
 
@@ -79,7 +105,7 @@ def render_json(report: Report, diagnostics: list[Diagnostic]) -> str:
         "root": str(report.root),
         "summary": {
             "files": report.files,
-            "quotes": len(report.outcomes),
+            "quotes": report.quotes,
             "quotes_verified": report.quotes_verified,
             "sources": report.sources,
             "errors": errors,

@@ -54,6 +54,11 @@ class Report:
         return sum(1 for o in self.outcomes if o.match and o.match.status == "verified")
 
     @property
+    def quotes(self) -> int:
+        """Quotes checked."""
+        return len(self.outcomes)
+
+    @property
     def sources(self) -> int:
         """Evidence files in the evidence folder."""
         return len(self.evidence)

@@ -194,7 +194,10 @@ class Workspace:
         name = cache.key("doc", str(key), file.text)
         cached = cache.load(name)
         if isinstance(cached, dict):
-            return Document(path, self.rel(path), file, **cached)
+            try:
+                return Document(path, self.rel(path), file, **cached)
+            except TypeError:  # an entry of another shape (damaged): a miss
+                pass
         doc = parse_document(path, self.rel(path), file)
         cache.store(name, {f.name: getattr(doc, f.name) for f in dataclass_fields(doc) if f.name not in ("path", "rel", "file")})
         return doc

@@ -19,7 +19,7 @@ from typing import Any, NoReturn
 import click
 
 from .. import __version__
-from ..core.diagnostics import CODES, Severity
+from ..core.diagnostics import CODES
 from ..core.errors import EXIT_INTERNAL, EXIT_USAGE, SkillciteError
 from ..core.textio import InputError
 
@@ -116,14 +116,9 @@ def main() -> None:
 
 def package_root(root: Path | None) -> Path:
     """``root`` as given, or the root found from the current folder (said on stderr when elsewhere)."""
-    if root is not None:
-        return root
-    from ..core.config import find_root
+    from .fast import package_root as find
 
-    found, why = find_root(Path.cwd())
-    if found != Path.cwd().resolve():
-        click.echo(f"skillcite: root {found} ({why})", err=True)
-    return found
+    return find(root, lambda note: click.echo(note, err=True))
 
 
 @main.command(context_settings=CONTEXT)
@@ -155,32 +150,36 @@ def check(
     """
     from ..check.baseline import write_baseline as save_baseline
     from ..check.cache import enabled
-    from ..check.output import RENDERERS
-    from ..check.run import check as run_check
+    from ..check.resultcache import check_summary
     from ..check.selection import apply, policy
     from ..core.config import load_config
+    from .fast import render_check
 
     root = package_root(root)
     config = load_config(root) if root.is_dir() else None
+    if config is None:  # the workspace names the problem (missing, not a folder)
+        from ..check.workspace import Workspace
+
+        Workspace(root)
+    assert config is not None
     # The check builds many small objects without reference cycles and then
     # exits; the cyclic collector would only re-scan them (about a tenth of
     # the time on large packages).
     gc.disable()
     try:
-        report = run_check(root, config, cache=enabled() and not no_cache)
+        summary = check_summary(root, config, use_cache=enabled() and not no_cache)
     finally:
         gc.enable()
-    assert config is not None  # run_check refused a root that is not a folder
-    chosen = policy(root, config, select=select, ignore=ignore, strict=bool(strict), baseline=baseline)
     if write_baseline is not None:
-        reported, _ = apply(report.diagnostics, chosen, use_baseline=False)
+        chosen = policy(root, config, select=select, ignore=ignore, strict=bool(strict), baseline=baseline)
+        reported, _ = apply(summary.diagnostics, chosen, use_baseline=False)
         count = save_baseline(write_baseline, reported)
         click.echo(f"wrote {count} finding{'s' * (count != 1)} to {write_baseline}: they are accepted until fixed")
         sys.exit(0)
-    diagnostics, accepted = apply(report.diagnostics, chosen)
-    report.accepted = accepted
-    click.echo(RENDERERS[fmt](report, diagnostics))
-    sys.exit(1 if any(d.severity is Severity.ERROR for d in diagnostics) else 0)
+    options = {"fmt": fmt, "strict": bool(strict), "select": select, "ignore": ignore, "baseline": None if baseline is None else str(baseline)}
+    text, status = render_check(root, config, summary, {k: v for k, v in options.items() if v is not None})
+    click.echo(text)
+    sys.exit(status)
 
 
 @main.command(context_settings=CONTEXT)

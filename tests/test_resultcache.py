@@ -1,0 +1,234 @@
+"""The whole-run result cache: a warm check is served only when nothing it depends on changed.
+
+Every scenario runs the real command line in a subprocess on real files in
+``tmp_path``: a check fills the cache, an edit follows, and the next check
+must print exactly what a ``--no-cache`` check prints. "Served" is observed
+through :func:`skillcite.cli.fast.try_cached_check`, the entry point's warm
+path, which answers only from a stored result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import Package, clean_package
+
+TOOLS = str(Path(__file__).resolve().parents[1] / "tools")
+HEAVY = ("markdown_it", "mdit_py_plugins", "yaml", "rapidfuzz", "click")
+
+_PROBE = f"HEAVY = {HEAVY!r}\n" + """
+import json, sys
+from skillcite.cli.fast import try_cached_check
+import io, contextlib
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    status = try_cached_check(sys.argv[1:])
+heavy = sorted({m.split(".")[0] for m in sys.modules} & set(HEAVY))
+print(json.dumps({"status": status, "out": out.getvalue(), "heavy": heavy}))
+"""
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path) -> Path:
+    return tmp_path / "cache"
+
+
+@pytest.fixture
+def pkg(tmp_path: Path) -> Package:
+    return clean_package(tmp_path / "pkg")
+
+
+def _env(cache_dir: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "SKILLCITE_NO_CACHE"}
+    env.update({"PYTHONPATH": TOOLS, "SKILLCITE_CACHE_DIR": str(cache_dir), **extra})
+    return env
+
+
+def check(root: Path, cache_dir: Path, *args: str, **env: str) -> tuple[int, str, str]:
+    """``skillcite check ROOT ARGS`` as a user runs it: exit status, stdout, stderr."""
+    r = subprocess.run(
+        [sys.executable, "-m", "skillcite", "check", str(root), *args],
+        capture_output=True, text=True, env=_env(cache_dir, **env), check=False,
+    )
+    return r.returncode, r.stdout, r.stderr
+
+
+def fresh(root: Path, cache_dir: Path, *args: str) -> tuple[int, str, str]:
+    """The same check with every cache off."""
+    return check(root, cache_dir, *args, "--no-cache")
+
+
+def served(root: Path, cache_dir: Path, *args: str) -> dict:
+    """What the warm path does for this command line (status None: not served)."""
+    r = subprocess.run(
+        [sys.executable, "-c", _PROBE, "check", str(root), *args],
+        capture_output=True, text=True, env=_env(cache_dir), check=True,
+    )
+    return json.loads(r.stdout)
+
+
+def _same_size_edit(p: Package) -> None:
+    """One byte of SKILL.md changed, size and times kept (what a fast editor or a copy tool can leave)."""
+    path = p.root / "SKILL.md"
+    st = path.stat()
+    p.replace("SKILL.md", "Assume you have a bug", "Assume you have a bog")
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def _dependency_of_link(p: Package) -> None:
+    (p.root / "scripts" / "run.py").unlink()
+
+
+EDITS: dict[str, Callable[[Package], None]] = {
+    "a document's byte": lambda p: p.replace("SKILL.md", "Assume you have a bug", "Assume you have a bog"),
+    "a document's byte, size and mtime kept": _same_size_edit,
+    "an evidence file's byte": lambda p: p.replace("docs/evidence/src.md", "Everything else follows", "Everything else followz"),
+    "pyproject.toml": lambda p: p.write("pyproject.toml", '[tool.skillcite]\nevidence = "docs/evidence"\nexclude = ["notes.md"]\n'),
+    "a document added": lambda p: p.write("extra.md", "# Extra\n\nSee [the missing page](missing.md).\n"),
+    "a document removed": lambda p: (p.root / "notes.md").unlink(),
+    "an evidence file added": lambda p: p.write("docs/evidence/other.md", "# Not a source\n"),
+    "a linked script removed": _dependency_of_link,
+}
+
+
+@pytest.mark.parametrize("edit", list(EDITS), ids=list(EDITS))
+def test_any_change_to_an_input_gives_the_fresh_result(pkg: Package, cache_dir: Path, edit: str) -> None:
+    pkg.write("scripts/run.py", "print('hi')\n")
+    pkg.replace("SKILL.md", "[the notes](notes.md).", "[the notes](notes.md) and [the script](scripts/run.py).")
+    before = check(pkg.root, cache_dir)
+    assert before == fresh(pkg.root, cache_dir)
+    assert before[0] == 0
+    assert served(pkg.root, cache_dir)["status"] == 0  # stored, and served while nothing changes
+
+    EDITS[edit](pkg)
+    after = check(pkg.root, cache_dir)
+    assert after == fresh(pkg.root, cache_dir)
+    assert after != before  # the edit matters to the check, so a stale answer would show
+    probe = served(pkg.root, cache_dir)
+    assert (probe["status"], probe["out"]) == (after[0], after[1])  # the new result is the one stored
+
+
+def test_a_warm_check_imports_no_parser_yaml_matcher_or_click(pkg: Package, cache_dir: Path) -> None:
+    cold = check(pkg.root, cache_dir)
+    probe = served(pkg.root, cache_dir)
+    assert probe == {"status": 0, "out": cold[1], "heavy": []}
+
+
+@pytest.mark.parametrize(
+    "args",
+    [(), ("--format", "json"), ("--format=github",), ("--strict",), ("--select", "SC1"), ("--ignore=SC3,SC404",)],
+    ids=["text", "json", "github", "strict", "select", "ignore"],
+)
+def test_every_output_format_and_option_prints_what_a_fresh_check_prints(pkg: Package, cache_dir: Path, args: tuple[str, ...]) -> None:
+    # Findings of both severities, so strict, select and ignore change the output.
+    pkg.write("extra.md", "# Extra\n\nA ref[^gone] and [a link](missing.md).\n\n[^unused]: never cited\n")
+    check(pkg.root, cache_dir)
+    probe = served(pkg.root, cache_dir, *args)
+    status, out, _ = fresh(pkg.root, cache_dir, *args)
+    assert (probe["status"], probe["out"]) == (status, out)
+    assert check(pkg.root, cache_dir, *args)[:2] == (status, out)
+
+
+def test_a_baseline_applies_to_a_served_result(pkg: Package, cache_dir: Path) -> None:
+    pkg.write("extra.md", "# Extra\n\n[a link](missing.md).\n")
+    baseline = pkg.root / "accepted.json"
+    assert check(pkg.root, cache_dir, "--write-baseline", str(baseline))[0] == 0
+    check(pkg.root, cache_dir)  # the baseline file is new in the tree: one miss stores the result again
+    probe = served(pkg.root, cache_dir, "--baseline", str(baseline))
+    status, out, _ = fresh(pkg.root, cache_dir, "--baseline", str(baseline))
+    assert (probe["status"], probe["out"]) == (status, out) == (0, out)
+    assert "1 accepted by the baseline" in out
+
+
+def test_a_dependency_upgrade_changes_the_key(pkg: Package, cache_dir: Path, tmp_path: Path) -> None:
+    fake = tmp_path / "site"
+    (fake / "rapidfuzz-999.0.dist-info").mkdir(parents=True)
+    code = (
+        "import sys; from pathlib import Path\n"
+        "from skillcite.core.config import load_config\n"
+        "from skillcite.check.resultcache import lookup_name\n"
+        "root = Path(sys.argv[1]); print(lookup_name(root, load_config(root)))\n"
+    )
+
+    def name(*path: str) -> str:
+        env = _env(cache_dir, PYTHONPATH=os.pathsep.join([*path, TOOLS]))
+        return subprocess.run([sys.executable, "-c", code, str(pkg.root)], capture_output=True, text=True, env=env, check=True).stdout
+
+    assert name() == name()
+    assert name(str(fake)) != name()
+
+
+def test_a_damaged_entry_is_a_miss(pkg: Package, cache_dir: Path) -> None:
+    pkg.write("extra.md", "# Extra\n\n[a link](missing.md).\n")
+    expected = check(pkg.root, cache_dir)
+    entries = list(cache_dir.rglob("*.json"))
+    assert entries
+    for entry in entries:
+        entry.write_text('{"__dict__": {"counts": [1, 2, 3], "diagnostics": []}}')
+    assert served(pkg.root, cache_dir)["status"] is None
+    assert check(pkg.root, cache_dir) == expected
+
+
+@pytest.mark.parametrize("how", ["--no-cache", "SKILLCITE_NO_CACHE"])
+def test_no_cache_reads_and_writes_nothing(pkg: Package, cache_dir: Path, how: str) -> None:
+    if how == "--no-cache":
+        check(pkg.root, cache_dir, "--no-cache")
+    else:
+        check(pkg.root, cache_dir, SKILLCITE_NO_CACHE="1")
+    assert not cache_dir.exists()
+    check(pkg.root, cache_dir)
+    assert served(pkg.root, cache_dir)["status"] == 0
+    pkg.replace("SKILL.md", "Assume you have a bug", "Assume you have a bog")
+    if how == "--no-cache":
+        status, out, _ = check(pkg.root, cache_dir, "--no-cache")
+    else:
+        status, out, _ = check(pkg.root, cache_dir, SKILLCITE_NO_CACHE="1")
+    assert (status, out) == fresh(pkg.root, cache_dir)[:2]
+    assert status == 1
+
+
+def test_a_linked_folder_is_never_cached(pkg: Package, cache_dir: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "page.md").write_text("# Page\n")
+    (pkg.root / "linked").symlink_to(elsewhere, target_is_directory=True)
+    pkg.replace("SKILL.md", "[the notes](notes.md).", "[the notes](notes.md) and [a page](linked/page.md#page).")
+    assert check(pkg.root, cache_dir)[0] == 0
+    assert served(pkg.root, cache_dir)["status"] is None
+    (elsewhere / "page.md").write_text("# Other\n")
+    status, out, _ = check(pkg.root, cache_dir)
+    assert (status, out) == fresh(pkg.root, cache_dir)[:2]
+    assert "SC602" in out
+
+
+def test_a_link_leaving_the_root_is_never_cached(pkg: Package, cache_dir: Path) -> None:
+    outside = pkg.root.parent / "outside.md"
+    outside.write_text("# Outside\n")
+    pkg.replace("SKILL.md", "[the notes](notes.md).", "[the notes](notes.md) and [a page](../outside.md).")
+    assert check(pkg.root, cache_dir)[0] == 0
+    assert served(pkg.root, cache_dir)["status"] is None
+    outside.unlink()
+    status, out, _ = check(pkg.root, cache_dir)
+    assert (status, out) == fresh(pkg.root, cache_dir)[:2]
+    assert "SC601" in out
+
+
+def test_an_evidence_folder_outside_the_root_is_part_of_the_snapshot(tmp_path: Path, cache_dir: Path) -> None:
+    pkg = clean_package(tmp_path / "pkg")
+    (tmp_path / "shared").mkdir()
+    (pkg.root / "docs/evidence/src.md").rename(tmp_path / "shared/src.md")
+    pkg.write("pyproject.toml", '[tool.skillcite]\nevidence = "../shared"\n')
+    pkg.replace("SKILL.md", "docs/evidence/src.md", "../shared/src.md")
+    before = check(pkg.root, cache_dir)
+    assert before == fresh(pkg.root, cache_dir) and before[0] == 0
+    assert served(pkg.root, cache_dir)["status"] == 0
+    src = tmp_path / "shared/src.md"
+    src.write_text(src.read_text().replace("Everything else follows", "Everything else followz"))
+    after = check(pkg.root, cache_dir)
+    assert after == fresh(pkg.root, cache_dir) and after[0] == 1

@@ -1,0 +1,234 @@
+"""A cache of whole check results: a check of unchanged inputs parses nothing.
+
+The findings and counts of a check (a :class:`~skillcite.check.summary.Summary`)
+are a function of skillcite's code and libraries, of the configuration, and
+of the files under the root. An entry is stored under a key that covers all
+of them, computed *before* the check reads anything:
+
+* :func:`skillcite.check.cache.code_fingerprint`: every source file of the
+  package, the parsing libraries' versions, Python and its Unicode tables;
+* the configuration, the root as given and resolved, the working folder and
+  the user (who may read what);
+* a snapshot of the tree (:func:`snapshot`): every folder under the root and
+  under each evidence folder outside it, each entry's name and type, and for
+  each file its size, mode, modification and change times and inode; the
+  content (SHA-256) of every file the check may read as text (Markdown,
+  TOML, JSON, YAML) and of any file changed in the last seconds, whose times
+  could not tell a second edit from the first. Only the folders of version
+  control (``.git``, ``.hg``, ``.svn``) are left out: the check never reads them.
+
+Any change to any of these is a different key, so a stale result is never
+served; nothing is compared to decide a hit but the key. A result is not
+stored when the check may have read something the snapshot does not cover:
+a folder reached through a symbolic link, a link or an evidence file outside
+the root (see :func:`covered`).
+
+Entries are plain JSON in the parse cache's folder (:mod:`skillcite.check.cache`),
+pruned with it; ``--no-cache`` and ``SKILLCITE_NO_CACHE`` turn this off too.
+This module imports only the standard library and the small core modules:
+a hit never imports the Markdown parser, YAML or the fuzzy matcher.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import stat
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import unquote
+
+from ..core.config import Config, is_markdown_name
+from . import cache
+from .summary import Summary
+
+if TYPE_CHECKING:
+    from .report import Report
+
+FORMAT = "skillcite-result-1"
+VCS_FOLDERS = frozenset({".git", ".hg", ".svn"})  # never read by the check, and busy
+READ_SUFFIXES = (".toml", ".json", ".yaml", ".yml")  # besides Markdown: files rules read as text
+RACY_SECONDS = 3.0  # a file changed this recently is hashed: its times may not show a second edit
+_CHUNK = 1 << 20
+
+
+class Uncacheable(Exception):
+    """The tree holds something a snapshot cannot vouch for (a linked folder)."""
+
+
+def snapshot(root: Path, config: Config) -> str:
+    """A digest of every file and folder the check of ``root`` may read (see the module).
+
+    Raises :class:`Uncacheable` when the tree links to a folder elsewhere.
+    """
+    h = hashlib.sha256(FORMAT.encode())
+    now = time.time()
+    skip = _cache_folder()
+    tops = [os.path.abspath(root)]
+    for folder in config.evidence_folders:
+        path = os.path.abspath(os.path.join(root, folder))
+        if not _inside(path, tops[0]):
+            tops.append(path)
+    for top in tops:
+        _walk(top, h, now, skip)
+    return h.hexdigest()
+
+
+def _cache_folder() -> str:
+    return os.path.abspath(cache.cache_dir())
+
+
+def _walk(top: str, h: hashlib._Hash, now: float, skip: str) -> None:
+    """Feed ``h`` with the state of the tree under ``top`` (sorted, symlinks not followed)."""
+    stack = [top]
+    while stack:
+        folder = stack.pop()
+        h.update(f"\0D{folder}\0".encode("utf-8", "surrogateescape"))
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:  # an unlistable folder is a finding (SC004): its state is an input
+            h.update(f"unlistable {exc.errno}".encode())
+            continue
+        subfolders = []
+        for entry in entries:
+            h.update(f"\0{entry.name}\0".encode("utf-8", "surrogateescape"))
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError as exc:
+                h.update(f"?{exc.errno}".encode())
+                continue
+            if stat.S_ISLNK(st.st_mode):
+                h.update(b"L" + os.fsencode(os.readlink(entry.path)))
+                try:
+                    st = os.stat(entry.path)
+                except OSError as exc:  # dangling or looping: read as missing
+                    h.update(f"?{exc.errno}".encode())
+                    continue
+                if stat.S_ISDIR(st.st_mode):
+                    raise Uncacheable(f"{entry.path} links to a folder")
+            if stat.S_ISDIR(st.st_mode):
+                h.update(f"d{st.st_mode}".encode())
+                if entry.name not in VCS_FOLDERS and os.path.abspath(entry.path) != skip:
+                    subfolders.append(entry.path)
+            elif stat.S_ISREG(st.st_mode):
+                h.update(f"f{st.st_size} {st.st_mode} {st.st_mtime_ns} {st.st_ctime_ns} {st.st_ino} {st.st_dev}".encode())
+                name = entry.name.lower()
+                racy = now - max(st.st_mtime_ns, st.st_ctime_ns) / 1e9 < RACY_SECONDS
+                if racy or is_markdown_name(entry.name) or name.endswith(READ_SUFFIXES):
+                    h.update(_content_digest(entry.path))
+            else:  # a fifo, socket or device: never read, only its kind counts
+                h.update(f"o{st.st_mode}".encode())
+        stack.extend(reversed(subfolders))
+
+
+def _content_digest(path: str) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            digest = hashlib.sha256()
+            while chunk := fh.read(_CHUNK):
+                digest.update(chunk)
+            return digest.digest()
+    except OSError as exc:  # unreadable: the check reports it; the error is the state
+        return f"unreadable {exc.errno}".encode()
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def key(root: Path, config: Config, tree: str) -> str:
+    """The entry name for a check of ``root`` with ``config`` over the tree state ``tree``."""
+    settings = json.dumps(dataclasses.asdict(config), sort_keys=True, default=str)
+    uid = os.geteuid() if hasattr(os, "geteuid") else -1
+    return cache.key("result", FORMAT, str(root), os.path.realpath(root), os.getcwd(), f"uid={uid}", settings, tree)
+
+
+def load(name: str, root: Path) -> Summary | None:
+    """The stored result named ``name``, or None (missing, foreign or damaged: a miss)."""
+    data = cache.load(name)
+    if not isinstance(data, dict):
+        return None
+    try:
+        return Summary.from_data(root, data)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def store(name: str, summary: Summary) -> None:
+    """Keep ``summary`` under ``name`` (failures are ignored: the cache is an optimization)."""
+    cache.store(name, summary.to_data())
+
+
+def covered(report: Report, config: Config) -> bool:
+    """Whether everything the check behind ``report`` read lies inside the snapshot.
+
+    Every document and evidence file it loaded, and every local link target
+    of the documents (existence is probed, a target may be read): each must
+    stay under the root, or under an evidence folder the snapshot walked,
+    and out of the folders of version control.
+    """
+    root = report.root
+    tops = [os.path.abspath(root)]
+    tops += [os.path.abspath(os.path.join(root, folder)) for folder in config.evidence_folders]
+    real_root = os.path.realpath(root)
+
+    def inside(path: str) -> bool:
+        full = os.path.abspath(path)
+        if not any(_inside(full, top) for top in tops):
+            return False
+        return not VCS_FOLDERS.intersection(Path(full).parts)
+
+    loaded = [*(doc.path for doc in report.documents), *report.evidence]
+    if not all(inside(str(p)) or _inside(os.path.realpath(p), real_root) for p in loaded):
+        return False
+    for doc in report.documents:
+        base = os.path.dirname(os.path.abspath(doc.path))
+        targets = [link.value.partition("#")[0] for link in doc.links]
+        targets += [link.target for d in doc.definitions for link in d.links]
+        for target in targets:
+            path = unquote(target)
+            if path and "://" not in path and not inside(os.path.join(base, path)):
+                return False
+    return True
+
+
+def check_summary(root: Path, config: Config, use_cache: bool) -> Summary:
+    """The summary of a check of ``root``: from the result cache when its inputs are unchanged.
+
+    With ``use_cache`` false nothing is read from or written to any cache.
+    """
+    from . import run  # the full check: the parser, YAML and the matcher
+
+    if not use_cache:
+        return Summary.of(run.check(root, config))
+    name = lookup_name(root, config)
+    if name is not None:
+        found = load(name, root)
+        if found is not None:
+            return found
+    report = run.check(root, config, cache=True)
+    summary = Summary.of(report)
+    if name is not None and covered(report, config):
+        store(name, summary)
+    return summary
+
+
+def lookup_name(root: Path, config: Config) -> str | None:
+    """The entry name for ``root`` as it is now, or None when it cannot be cached."""
+    try:
+        return key(root, config, snapshot(root, config))
+    except (Uncacheable, OSError, RecursionError):
+        return None
+
+
+def cached_summary(root: Path, config: Config) -> Summary | None:
+    """A stored result for ``root`` as it is now, or None (imports nothing heavy)."""
+    name = lookup_name(root, config)
+    return None if name is None else load(name, root)
+
+
+__all__ = ["Summary", "Uncacheable", "cached_summary", "check_summary", "covered", "key", "snapshot"]

@@ -1,0 +1,138 @@
+"""The console entry point: a warm ``skillcite check`` answered without click.
+
+``skillcite check`` of a package whose inputs did not change since the last
+check prints the stored result (:mod:`skillcite.check.resultcache`). That is
+worth doing only if start-up stays small, so this module imports neither
+click nor the parser: it recognises the plain forms of ``check`` (a root,
+``--strict``, ``--format``, ``--select``, ``--ignore``, ``--baseline``), and
+when the result is stored, prints it exactly as the click command would.
+Anything else (another command, another option, help, a miss, any error)
+goes to the click application (:mod:`skillcite.cli.app`), which does the
+whole work and reports problems.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..check.summary import Summary
+    from ..core.config import Config
+
+FORMATS = ("text", "json", "github")
+_VALUED = {"--format": "fmt", "--select": "select", "--ignore": "ignore", "--baseline": "baseline"}
+
+
+def run() -> None:
+    """``skillcite``: serve a warm check from the result cache, else run the click application."""
+    status = try_cached_check(sys.argv[1:])
+    if status is not None:
+        sys.exit(status)
+    from .app import main
+
+    main()
+
+
+def parse_check(argv: list[str]) -> dict[str, str | bool] | None:
+    """The options of a plain ``check`` command line, or None for any other command line."""
+    if not argv or argv[0] != "check":
+        return None
+    out: dict[str, str | bool] = {"fmt": "text", "strict": False}
+    seen: set[str] = set()
+    args = iter(argv[1:])
+    for arg in args:
+        name, eq, value = arg.partition("=")
+        if arg == "--strict" and "strict" not in seen:
+            seen.add("strict")
+            out["strict"] = True
+        elif name in _VALUED and _VALUED[name] not in seen:
+            if not eq:
+                value = next(args, None)  # type: ignore[assignment]
+                if value is None:
+                    return None
+            seen.add(_VALUED[name])
+            out[_VALUED[name]] = value
+        elif arg and not arg.startswith("-") and "root" not in seen:
+            seen.add("root")
+            out["root"] = arg
+        else:
+            return None
+    if out["fmt"] not in FORMATS or out.get("baseline") == "":
+        return None
+    return out
+
+
+def try_cached_check(argv: list[str]) -> int | None:
+    """Print a stored result for this ``check`` command line and return its exit status; else None."""
+    options = parse_check(argv)
+    if options is None:
+        return None
+    from ..check.cache import enabled
+
+    if not enabled():
+        return None
+    notes: list[str] = []
+    try:
+        from ..check.resultcache import cached_summary
+        from ..core.config import load_config
+
+        given = options.get("root")
+        root = package_root(Path(given) if isinstance(given, str) else None, notes.append)
+        if not root.is_dir():
+            return None
+        config = load_config(root)
+        summary = cached_summary(root, config)
+        if summary is None:
+            return None
+        text, status = render_check(root, config, summary, options)
+    except Exception:  # noqa: BLE001 - the click application does the work again and reports it
+        return None
+    for note in notes:
+        print(note, file=sys.stderr)
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+    return status
+
+
+def package_root(root: Path | None, say: Callable[[str], None]) -> Path:
+    """``root`` as given, or the root found from the current folder (said through ``say`` when elsewhere)."""
+    if root is not None:
+        return root
+    from ..core.config import find_root
+
+    found, why = find_root(Path.cwd())
+    if found != Path.cwd().resolve():
+        say(f"skillcite: root {found} ({why})")
+    return found
+
+
+def render_check(root: Path, config: Config, summary: Summary, options: dict[str, str | bool]) -> tuple[str, int]:
+    """What ``check`` prints for ``summary`` under the reporting options, and its exit status.
+
+    Raises :class:`~skillcite.core.errors.UsageError` for codes that match
+    nothing and :class:`~skillcite.core.textio.InputError` for a bad baseline.
+    """
+    from ..check.output import RENDERERS
+    from ..check.selection import apply, policy
+    from ..core.diagnostics import Severity
+
+    baseline = options.get("baseline")
+    chosen = policy(
+        root,
+        config,
+        select=_text(options.get("select")),
+        ignore=_text(options.get("ignore")),
+        strict=bool(options.get("strict")),
+        baseline=Path(baseline) if isinstance(baseline, str) else None,
+    )
+    diagnostics, accepted = apply(summary.diagnostics, chosen)
+    summary.accepted = accepted
+    text = RENDERERS[str(options.get("fmt", "text"))](summary, diagnostics)
+    return text, 1 if any(d.severity is Severity.ERROR for d in diagnostics) else 0
+
+
+def _text(value: str | bool | None) -> str | None:
+    return value if isinstance(value, str) else None
