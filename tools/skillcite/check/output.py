@@ -6,7 +6,6 @@ import json
 from typing import TYPE_CHECKING
 
 from ..core.diagnostics import Diagnostic, Severity
-from .report import Report
 
 if TYPE_CHECKING:  # a runtime Protocol would cost a warm check more than its output
     from pathlib import Path

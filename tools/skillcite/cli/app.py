@@ -176,8 +176,11 @@ def check(
         count = save_baseline(write_baseline, reported)
         click.echo(f"wrote {count} finding{'s' * (count != 1)} to {write_baseline}: they are accepted until fixed")
         sys.exit(0)
-    options = {"fmt": fmt, "strict": bool(strict), "select": select, "ignore": ignore, "baseline": None if baseline is None else str(baseline)}
-    text, status = render_check(root, config, summary, {k: v for k, v in options.items() if v is not None})
+    options: dict[str, str | bool] = {"fmt": fmt, "strict": bool(strict)}
+    for name, value in (("select", select), ("ignore", ignore), ("baseline", baseline)):
+        if value is not None:
+            options[name] = str(value)
+    text, status = render_check(root, config, summary, options)
     click.echo(text)
     sys.exit(status)
 
