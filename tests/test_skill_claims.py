@@ -42,6 +42,18 @@ def refs_checks_table() -> dict[str, frozenset[str]]:
     return rows
 
 
+def ref_check_names() -> dict[str, str]:
+    """check -> the reference file that defines it: the newer files' top-level functions that
+    print their own name as a tag (the checks' convention; helpers in examples do not)."""
+    names = {}
+    for rel in REFS_WITH_CHECKS:
+        text = (sp.ROOT / rel).read_text(encoding="utf-8")
+        for name in re.findall(r"^(?:def|class) (\w+)", text, re.MULTILINE):
+            if f"[{name}]" in text:
+                names[name] = rel
+    return names
+
+
 def diagnostic_names() -> set[str]:
     """The functions listed in the Contents of diagnostics.md."""
     contents = DIAGNOSTICS.read_text(encoding="utf-8").split("## Contents", 1)[1].split("\n## ", 1)[0]
@@ -64,7 +76,8 @@ def ticked(text: str) -> list[str]:
 
 
 def test_every_check_name_in_skill_md_exists():
-    known = diagnostic_names() | {s.id for s in sp.searches()} | set(sp.zoo_bugs()) | {"zero_grad"}  # a method
+    known = (diagnostic_names() | set(ref_check_names()) | {s.id for s in sp.searches()} | set(sp.zoo_bugs())
+             | {"zero_grad"})  # a method
     text = "".join(skill_section(t) for t in ("Symptom router", "First fifteen minutes", "Folklore"))
     unknown = sorted(set(ticked(text)) - known)
     assert not unknown, f"SKILL.md names checks, searches or zoo bugs that do not exist: {unknown}"
@@ -76,6 +89,20 @@ def test_router_names_a_check_in_most_rows():
     assert len(rows) >= 10
     named = [row for row in rows if ticked(row.split(" | ")[1])]
     assert len(named) >= 8, "most router rows name a check or search by name"
+
+
+def test_router_links_the_file_that_defines_each_newer_check():
+    """A check from the newer reference files is named on a router line that links its file,
+    and no row is left without a reference."""
+    defined = ref_check_names()
+    assert set(refs_checks_table()) <= set(defined)
+    router = skill_section("Symptom router")
+    assert "no reference yet" not in router
+    for line in router.splitlines():
+        for name in set(ticked(line)) & set(defined):
+            assert f"]({defined[name]}" in line, f"the router names {name} without linking {defined[name]}"
+    for name in ("loader_wait_fraction", "adapter_check", "label_permutation_check", "best_action_probe"):
+        assert f"`{name}`" in router, f"the router should name {name}"
 
 
 def test_first_fifteen_minutes_counts_equal_the_evidence_tables():
@@ -130,6 +157,11 @@ def test_first_fifteen_minutes_counts_equal_the_evidence_tables():
     before = static.union(*(caught_by[c] for c in earlier))
     assert caught_by["batch_independence_check"] - before == {"view_not_permute"}
     assert caught_by["class_balance"] - before == {"bucketize_edges", "class_imbalance_constant"}
+    # step 8: the checks of the newer reference files, one zoo bug each
+    rc = refs_checks_table()
+    assert all(len(flagged) == 1 for flagged in rc.values()) and "one zoo bug each" in flat
+    step8 = flat.split("8. ", 1)[1].split("Together", 1)[0]
+    assert set(ticked(step8)) == set(rc), "step 8 names exactly the checks of the newer evidence tables"
 
 
 def test_folklore_claims_about_the_usual_suspects_match_the_tables():
