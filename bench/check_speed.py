@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import random
 import resource
 import subprocess
@@ -110,28 +111,49 @@ def run_check(root: Path, *extra: str) -> tuple[float, int, str]:
     return wall, max(peak, before), proc.stdout.strip().splitlines()[-1]
 
 
-def _seconds(cmd: list[str]) -> float:
+def _seconds(cmd: list[str], env: dict[str, str] | None = None) -> float:
     start = time.perf_counter()
-    subprocess.run(cmd, capture_output=True, check=False)
+    subprocess.run(cmd, capture_output=True, check=False, env=env)
     return time.perf_counter() - start
 
 
-def range_audit_ratios(root: Path, rounds: int = 5) -> tuple[float, float, float]:
-    """Median seconds of the range-only audit, a warm check and a cold check, measured alternately.
+def bytecode_env(cached: bool) -> dict[str, str]:
+    """The environment for a measured command, with or without Python's bytecode cache.
 
-    Alternating the three in each round spreads the machine's load over all
-    of them alike; the check's cache is filled before the first round.
+    An installed skillcite runs from compiled bytecode (pip compiles it at
+    install; an editable install writes it on first import); with
+    ``PYTHONDONTWRITEBYTECODE=1`` every run compiles every module it imports
+    from source, which costs a warm check more than all its own work.
     """
-    audit = [sys.executable, str(REPO / "bench" / "range_audit.py"), str(root)]
-    check = [sys.executable, "-m", "skillcite", "check", str(root)]
-    subprocess.run(check, capture_output=True, check=False)
-    times: dict[str, list[float]] = {"audit": [], "warm": [], "cold": []}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    if not cached:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+def range_audit_ratios(root: Path, rounds: int = 5, cached_bytecode: bool = True) -> dict[str, float]:
+    """Median seconds of the range-only audit, a warm and a cold check, and markdown-it-py alone, measured alternately.
+
+    Alternating them in each round spreads the machine's load over all of
+    them alike; the check's caches (results, parses, and bytecode when
+    ``cached_bytecode``) are filled before the first round. ``parse`` is
+    ``bench/parse_floor.py``: markdown-it-py parsing every Markdown file and
+    nothing else, the least any check that parses its inputs can cost.
+    """
+    env = bytecode_env(cached_bytecode)
+    commands = {
+        "audit": [sys.executable, str(REPO / "bench" / "range_audit.py"), str(root)],
+        "warm": [sys.executable, "-m", "skillcite", "check", str(root)],
+        "cold": [sys.executable, "-m", "skillcite", "check", str(root), "--no-cache"],
+        "parse": [sys.executable, str(REPO / "bench" / "parse_floor.py"), str(root)],
+    }
+    for name in ("cold", "warm", "parse"):
+        subprocess.run(commands[name], capture_output=True, check=False, env=bytecode_env(True))
+    times: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(rounds):
-        times["audit"].append(_seconds(audit))
-        times["warm"].append(_seconds(check))
-        times["cold"].append(_seconds([*check, "--no-cache"]))
-    a, w, c = (sorted(times[k])[rounds // 2] for k in ("audit", "warm", "cold"))
-    return a, w, c
+        for name, cmd in commands.items():
+            times[name].append(_seconds(cmd, env))
+    return {name: sorted(values)[rounds // 2] for name, values in times.items()}
 
 
 def regression_seconds() -> dict[str, float]:
@@ -267,11 +289,15 @@ def main() -> None:
             if make is not None:
                 root = Path(tmp)
                 generate(root, shape, make)
-            a, w, c = range_audit_ratios(root)
-            print(
-                f"{label}: range-only audit {a:.3f} s; check warm {w:.3f} s = {w / a:.2f}x (goal <= 1.0x), "
-                f"cold {c:.3f} s = {c / a:.2f}x (goal <= 2.0x) (medians of 5, alternated)"
-            )
+            for cached in (True, False):
+                t = range_audit_ratios(root, cached_bytecode=cached)
+                a = t["audit"]
+                print(
+                    f"{label}, bytecode {'cached' if cached else 'not cached (PYTHONDONTWRITEBYTECODE=1)'}: "
+                    f"range-only audit {a:.3f} s; check warm {t['warm']:.3f} s = {t['warm'] / a:.2f}x (goal <= 1.0x), "
+                    f"cold {t['cold']:.3f} s = {t['cold'] / a:.2f}x (goal <= 2.0x); "
+                    f"markdown-it-py alone {t['parse']:.3f} s = {t['parse'] / a:.2f}x (medians of 5, alternated)"
+                )
     cold = sorted(run_check(REPO, "--no-cache")[0] for _ in range(5))
     run_check(REPO)  # fill the parse cache
     warm = sorted(run_check(REPO)[0] for _ in range(5))
