@@ -53,6 +53,9 @@ def sentence(rng: random.Random, n: int = 14) -> str:
 
 def generate(root: Path, shape: dict[str, int], scale: int, seed: int = 0) -> None:
     """Write a package ``scale`` times the repository's size under ``root``."""
+    sys.path.insert(0, str(REPO / "tools"))
+    from skillcite.repair.lock import relock_text
+
     rng = random.Random(seed)
     (root / "docs/evidence").mkdir(parents=True)
     (root / "pyproject.toml").write_text('[tool.skillcite]\nevidence = "docs/evidence"\n')
@@ -67,7 +70,7 @@ def generate(root: Path, shape: dict[str, int], scale: int, seed: int = 0) -> No
             f"---\nsource: https://example.org/{s}\ntitle: Source {s}\nauthor: A\nretrieved: 2026-11-22\n"
             f"kind: excerpt\nlicense: CC BY 4.0\nsha256: {digest}\n---\n"
         )
-        (root / f"docs/evidence/s{s}.md").write_text(front + body)
+        (root / f"docs/evidence/s{s}.md").write_text(relock_text(front + body)[0])  # the lock covers the whole file
         offset = front.count("\n")
         for k in rng.sample(range(lines_per_source), k=min(6, lines_per_source)):
             passages.append((f"s{s}", offset + k + 1, body_lines[k]))

@@ -232,3 +232,16 @@ def test_an_evidence_folder_outside_the_root_is_part_of_the_snapshot(tmp_path: P
     src.write_text(src.read_text().replace("Everything else follows", "Everything else followz"))
     after = check(pkg.root, cache_dir)
     assert after == fresh(pkg.root, cache_dir) and after[0] == 1
+
+
+def test_python_m_skillcite_check_when_warm_imports_nothing_heavy(pkg: Package, cache_dir: Path) -> None:
+    # The real command, with Python listing every module it imports.
+    first = check(pkg.root, cache_dir)
+    r = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "skillcite", "check", str(pkg.root)],
+        capture_output=True, text=True, env=_env(cache_dir), check=False,
+    )
+    imported = {line.rsplit("|", 1)[-1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")}
+    assert (r.returncode, r.stdout) == first[:2]
+    assert "skillcite.check.resultcache" in imported
+    assert sorted(m for m in imported if m.split(".")[0] in HEAVY) == []

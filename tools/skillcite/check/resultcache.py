@@ -18,8 +18,10 @@ of them, computed *before* the check reads anything:
   control (``.git``, ``.hg``, ``.svn``) are left out: the check never reads them.
 
 Any change to any of these is a different key, so a stale result is never
-served; nothing is compared to decide a hit but the key. A result is not
-stored when the check may have read something the snapshot does not cover:
+served; nothing is compared to decide a hit but the key. The snapshot is
+taken again after the check, and the result stored only if nothing changed
+while it ran. A result is not stored when the check may have read something
+the snapshot does not cover:
 a folder reached through a symbolic link, a link or an evidence file outside
 the root (see :func:`covered`).
 
@@ -59,13 +61,15 @@ class Uncacheable(Exception):
     """The tree holds something a snapshot cannot vouch for (a linked folder)."""
 
 
-def snapshot(root: Path, config: Config) -> str:
+def snapshot(root: Path, config: Config, now: float | None = None) -> str:
     """A digest of every file and folder the check of ``root`` may read (see the module).
 
-    Raises :class:`Uncacheable` when the tree links to a folder elsewhere.
+    Files changed less than :data:`RACY_SECONDS` before ``now`` (default:
+    the present) are hashed whatever their name. Raises :class:`Uncacheable`
+    when the tree links to a folder elsewhere.
     """
     h = hashlib.sha256(FORMAT.encode())
-    now = time.time()
+    now = time.time() if now is None else now
     skip = _cache_folder()
     tops = [os.path.abspath(root)]
     for folder in config.evidence_folders:
@@ -205,22 +209,25 @@ def check_summary(root: Path, config: Config, use_cache: bool) -> Summary:
 
     if not use_cache:
         return Summary.of(run.check(root, config))
-    name = lookup_name(root, config)
+    started = time.time()
+    name = lookup_name(root, config, started)
     if name is not None:
         found = load(name, root)
         if found is not None:
             return found
     report = run.check(root, config, cache=True)
     summary = Summary.of(report)
-    if name is not None and covered(report, config):
+    # Stored only if the tree is still as the key says: a file edited while
+    # the check ran may have been read in either state.
+    if name is not None and covered(report, config) and lookup_name(root, config, started) == name:
         store(name, summary)
     return summary
 
 
-def lookup_name(root: Path, config: Config) -> str | None:
-    """The entry name for ``root`` as it is now, or None when it cannot be cached."""
+def lookup_name(root: Path, config: Config, now: float | None = None) -> str | None:
+    """The entry name for ``root`` as it is now, or None when it cannot be cached (``now``: see :func:`snapshot`)."""
     try:
-        return key(root, config, snapshot(root, config))
+        return key(root, config, snapshot(root, config, now))
     except (Uncacheable, OSError, RecursionError):
         return None
 
