@@ -406,8 +406,7 @@ def _normalize_once(source: str, base: int = 0, drop: Sequence[int] = (), first:
         i = end
 
     text = "".join(out)
-    if text.endswith(" "):
-        text = text[:-1]
+    text = text.removesuffix(" ")
     return Normalized(text, norm_starts, orig_starts, linear, base + n)
 
 
