@@ -399,3 +399,65 @@ def test_bracketed_cache_link_target() -> None:
     assert (link.target, [a.ranges for a in link.anchors]) == ("docs/evidence/a b.md", [[Range(1, 2)]])
     assert split_target("<x.md#L3>") == ("x.md", "L3")
     assert split_target("x.md") == ("x.md", "")
+
+
+# -- offset maps and entity-decoded characters (what mutation testing found untested) --
+def test_offset_maps_in_both_directions() -> None:
+    src = "ab *c* d\u00e9f"
+    n = normalize(src, base=10, drop=[3, 5])
+    assert n.text == "ab c d\u00e9f"
+    assert [n.to_source(i) for i in range(len(n.text) + 1)] == [10, 11, 12, 14, 16, 17, 18, 19, 20]
+    assert [n.from_source(10 + o) for o in range(len(src) + 1)] == [0, 1, 2, 3, 3, 4, 4, 5, 6, 7, 8]
+    assert n.source_span(3, 3) == (14, 14)
+    assert n.source_span(3, 4) == (14, 15)
+    assert n.source_span(0, 8) == (10, 20)
+
+
+def test_offsets_survive_a_second_pass() -> None:
+    src = "ab e&#769; cd"
+    n = normalize(src)
+    assert n.text == "ab \u00e9 cd"
+    assert [n.to_source(i) for i in range(len(n.text))] == [0, 1, 2, 3, 10, 11, 12]
+    assert n.source_span(5, 7) == (11, 13)
+    assert n.from_source(11) == 5
+
+
+@pytest.mark.parametrize(
+    ("raw", "normalized"),
+    [
+        ("x&sup2;", "x\u00b2"),  # an entity decoding to a superscript keeps it
+        ("&#xfb01;ne", "fine"),  # one decoding to a ligature folds it
+        ("&#xff11;&#xff12;", "12"),
+        ("a <y hidden> b", "a <y hidden> b"),  # an unknown name with a bare attribute is text
+        ("a <b hidden> b", "a b"),
+        ("a <span hidden>b</span>", "a b"),
+    ],
+)
+def test_entities_and_bare_attributes(raw: str, normalized: str) -> None:
+    assert normalize_text(raw) == normalized
+
+
+def test_anchor_errors_point_at_their_item() -> None:
+    assert parse_anchor_list("  ", 7) == ([], [(7, "empty anchor list after ':'")])
+    anchors, errors = parse_anchor_list(" a L1, , L\u0661, L" + "9" * 50 + ", lines 3", 100)
+    assert [a.ranges for a in anchors] == [[Range(1, 1)]]
+    assert (anchors[0].span, anchors[0].offset) == ((103, 105), 100)
+    assert errors == [
+        (106, "empty anchor (a stray ',')"),
+        (108, "anchor 'L\u0661': write line numbers with the digits 0-9"),
+        (112, "anchor 'L999999999999999999999999999999999999999': a line number has more than 9 digits"),
+        (
+            165,
+            "cannot parse anchor 'lines 3' (expected [label ]L<start>[-<end>][+L...]; free notes go after a ';')",
+        ),
+    ]
+    anchors, errors = parse_anchor_list("x L4-6+L8, L9", 50)
+    assert [(a.label, a.ranges, a.span, a.offset) for a in anchors] == [
+        ("x", [Range(4, 6), Range(8, 8)], (52, 59), 50),
+        ("", [Range(9, 9)], (61, 63), 60),
+    ]
+    assert errors == []
+
+
+def test_range_render() -> None:
+    assert [Range(3, 3).render(), Range(3, 5).render()] == ["L3", "L3-5"]
