@@ -887,7 +887,7 @@ def _line_hyphens(source: str) -> dict[str, str]:
     """Words the evidence breaks with a hyphen at a line end: quote spelling -> evidence spelling.
 
     ``distributions``, ``dis-tributions`` and ``dis- tributions`` all map to
-    the evidence's normalized form, ``dis`` U+2010 space ``tributions``:
+    the evidence's normalized form, ``dis`` U+2E17 space ``tributions``:
     that form exists only where a line ended after the hyphen.
     """
     found: dict[str, str] = {}
@@ -904,7 +904,7 @@ def _unhyphenated(qp: QuotePattern, source: str) -> QuotePattern | None:
     """The quote with each word the evidence hyphenates at a line break spelled as the evidence does.
 
     The join applies only where the evidence breaks that word at a line end
-    (U+2010 marks those places); anywhere else the spellings stay different.
+    (U+2E17 marks those places); anywhere else the spellings stay different.
     """
     if "-" not in source:
         return None

@@ -60,9 +60,10 @@ _MAX_PASSES = 4  # a bound only: real text is stable after the second pass
 # decoded (``&lt;b&gt;``), is text.
 _UNSTABLE = re.compile("[\u0300-\u036f]|--")  # or a dash run a dropped mark joined ("-\u0301-")
 # A hyphen that ends a line between two letters (PDF text: "dis-" then
-# "tributions") is kept as U+2010, which nothing else normalizes to, so the
-# matcher can join the word there and only there.
-LINE_HYPHEN = "\u2010"
+# "tributions") is kept as U+2E17 (double oblique hyphen), which no dash
+# folds to and NFKC leaves alone, so the matcher can join the word there and
+# only there, and normalizing the result again leaves it as it is.
+LINE_HYPHEN = "\u2e17"
 _LINE_BREAK_HYPHEN = re.compile(r"[ \t]*\r?\n[ \t>]*[^\W\d_]")
 _FIRST_PASS_ONLY = frozenset({"comment", "tag", "supsub", "entity"})
 GAP = "[...]"  # what an HTML comment of the evidence becomes: an omission
