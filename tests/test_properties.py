@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import assume, HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import evidence_text, line_of
@@ -103,6 +103,8 @@ def test_private_use_characters_in_a_quote_are_text(tmp_path_factory, index: int
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(prefix=st.text(alphabet="ab \ue000\ue001.[]^", max_size=12))
 def test_private_use_characters_near_an_inline_quote_never_raise(tmp_path_factory, prefix: str) -> None:
+    # A prefix spelling a footnote reference ("[^a]") is a real SC101, not this property's business.
+    assume("[^" not in prefix)
     root = tmp_path_factory.mktemp("pua")
     build(root, PASSAGE)
     skill = (root / "SKILL.md").read_text()
