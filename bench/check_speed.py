@@ -134,16 +134,34 @@ def bytecode_env(cached: bool) -> dict[str, str]:
     return env
 
 
+def drop_bytecode() -> None:
+    """Delete the compiled bytecode of the skillcite this benchmark runs, when it is this repository's."""
+    import shutil
+
+    sys.path.insert(0, str(REPO / "tools"))
+    import skillcite
+
+    package = Path(skillcite.__file__).resolve().parent
+    if REPO.resolve() in package.parents:
+        for folder in package.rglob("__pycache__"):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
 def range_audit_ratios(root: Path, rounds: int = 5, cached_bytecode: bool = True) -> dict[str, float]:
     """Median seconds of the range-only audit, a warm and a cold check, and markdown-it-py alone, measured alternately.
 
     Alternating them in each round spreads the machine's load over all of
     them alike; the check's caches (results, parses, and bytecode when
-    ``cached_bytecode``) are filled before the first round. ``parse`` is
+    ``cached_bytecode``) are filled before the first round. Without
+    ``cached_bytecode``, skillcite's bytecode is deleted first and never
+    written, so every run compiles the modules it imports (the standard
+    library keeps its compiled files, as in any installation). ``parse`` is
     ``bench/parse_floor.py``: markdown-it-py parsing every Markdown file and
     nothing else, the least any check that parses its inputs can cost.
     """
     env = bytecode_env(cached_bytecode)
+    if not cached_bytecode:
+        drop_bytecode()
     commands = {
         "audit": [sys.executable, str(REPO / "bench" / "range_audit.py"), str(root)],
         "warm": [sys.executable, "-m", "skillcite", "check", str(root)],
@@ -151,7 +169,7 @@ def range_audit_ratios(root: Path, rounds: int = 5, cached_bytecode: bool = True
         "parse": [sys.executable, str(REPO / "bench" / "parse_floor.py"), str(root)],
     }
     for name in ("cold", "warm", "parse"):
-        subprocess.run(commands[name], capture_output=True, check=False, env=bytecode_env(True))
+        subprocess.run(commands[name], capture_output=True, check=False, env=env)
     times: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(rounds):
         for name, cmd in commands.items():

@@ -245,3 +245,26 @@ def test_python_m_skillcite_check_when_warm_imports_nothing_heavy(pkg: Package, 
     assert (r.returncode, r.stdout) == first[:2]
     assert "skillcite.check.resultcache" in imported
     assert sorted(m for m in imported if m.split(".")[0] in HEAVY) == []
+
+
+def test_a_baseline_outside_the_tree_is_read_again_when_it_changes(pkg: Package, cache_dir: Path, tmp_path: Path) -> None:
+    pkg.write("extra.md", "# Extra\n\n[a link](missing.md).\n")
+    baseline = tmp_path / "accepted.json"  # outside the root: not in the snapshot, in the output's key
+    assert check(pkg.root, cache_dir, "--write-baseline", str(baseline))[0] == 0
+    accepted = check(pkg.root, cache_dir, "--baseline", str(baseline))
+    assert accepted[0] == 0 and "1 accepted by the baseline" in accepted[1]
+    assert served(pkg.root, cache_dir, "--baseline", str(baseline))["status"] == 0
+    baseline.write_text(baseline.read_text().replace("SC601", "SC602"))
+    after = check(pkg.root, cache_dir, "--baseline", str(baseline))
+    assert after == fresh(pkg.root, cache_dir, "--baseline", str(baseline))
+    assert after[0] == 1 and "accepted" not in after[1]
+
+
+def test_a_setting_in_pyproject_changes_the_printed_result(pkg: Package, cache_dir: Path) -> None:
+    pkg.write("extra.md", "# Extra\n\n[a link](missing.md).\n\n[^unused]: never cited\n")
+    before = check(pkg.root, cache_dir)
+    assert served(pkg.root, cache_dir)["status"] == 1
+    pkg.write("pyproject.toml", '[tool.skillcite]\nevidence = "docs/evidence"\nignore = ["SC6"]\n')
+    after = check(pkg.root, cache_dir)
+    assert after == fresh(pkg.root, cache_dir) and after != before
+    assert "SC601" not in after[1] and "SC102" in after[1]

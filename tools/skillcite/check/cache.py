@@ -23,16 +23,12 @@ ignored and the work is done afresh. ``SKILLCITE_NO_CACHE=1`` or
 
 from __future__ import annotations
 
-import base64
-import dataclasses
-import datetime as dt
 import hashlib
 import json
 import os
 import sys
 import time
 import unicodedata
-from array import array
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -175,6 +171,8 @@ def key(kind: str, *parts: bytes | str) -> str:
 @lru_cache(maxsize=1)
 def _allowed() -> dict[str, type]:
     """The classes an entry may hold, by name (imported on first use)."""
+    import dataclasses
+
     from . import anchors, document, normalize
 
     classes: list[type] = [
@@ -189,6 +187,11 @@ def _allowed() -> dict[str, type]:
 
 def encode(value: Any) -> Any:
     """``value`` as JSON data; raises TypeError for anything the codec does not know."""
+    import base64  # the codec's modules are loaded on first use: a warm check may need none
+    import dataclasses
+    import datetime as dt
+    from array import array
+
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, list):
@@ -238,14 +241,17 @@ def decode(data: Any) -> Any:
     if tag == "__pairs__":
         return {decode(k): decode(v) for k, v in body}
     if tag == "__array__":
+        import base64  # here only: a stored result holds no arrays or dates, and a warm check loads neither
+        from array import array
+
         typecode, raw = body
         out = array(typecode)
         out.frombytes(base64.b64decode(raw))
         return out
-    if tag == "__datetime__":
-        return dt.datetime.fromisoformat(body)
-    if tag == "__date__":
-        return dt.date.fromisoformat(body)
+    if tag in ("__datetime__", "__date__"):
+        import datetime as dt
+
+        return (dt.datetime if tag == "__datetime__" else dt.date).fromisoformat(body)
     raise ValueError(f"unknown tag {tag!r}")
 
 

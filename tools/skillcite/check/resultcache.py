@@ -33,26 +33,27 @@ a hit never imports the Markdown parser, YAML or the fuzzy matcher.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import os
 import stat
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
-from ..core.config import Config, is_markdown_name
 from . import cache
-from .summary import Summary
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported on use: a warm check loads neither configuration nor findings
+    from ..core.config import Config
     from .report import Report
+    from .summary import Summary
 
 FORMAT = "skillcite-result-1"
 VCS_FOLDERS = frozenset({".git", ".hg", ".svn"})  # never read by the check, and busy
-READ_SUFFIXES = (".toml", ".json", ".yaml", ".yml")  # besides Markdown: files rules read as text
+# Files the check may read as text (Markdown under any of its names,
+# configuration, manifests): their content is hashed, not only their times.
+READ_SUFFIXES = (".md", ".markdown", ".mdx", ".toml", ".json", ".yaml", ".yml")
 RACY_SECONDS = 3.0  # a file changed this recently is hashed: its times may not show a second edit
 _CHUNK = 1 << 20
 
@@ -68,15 +69,22 @@ def snapshot(root: Path, config: Config, now: float | None = None) -> str:
     the present) are hashed whatever their name. Raises :class:`Uncacheable`
     when the tree links to a folder elsewhere.
     """
+    return snapshot_of(root, outside_folders(root, config), now)
+
+
+def outside_folders(root: Path, config: Config) -> list[str]:
+    """The evidence folders of ``config`` that are not under ``root`` (absolute)."""
+    top = os.path.abspath(root)
+    paths = (os.path.abspath(os.path.join(root, folder)) for folder in config.evidence_folders)
+    return [path for path in paths if not _inside(path, top)]
+
+
+def snapshot_of(root: Path, outside: list[str], now: float | None = None) -> str:
+    """:func:`snapshot` of ``root`` and the folders ``outside`` it."""
     h = hashlib.sha256(FORMAT.encode())
     now = time.time() if now is None else now
     skip = _cache_folder()
-    tops = [os.path.abspath(root)]
-    for folder in config.evidence_folders:
-        path = os.path.abspath(os.path.join(root, folder))
-        if not _inside(path, tops[0]):
-            tops.append(path)
-    for top in tops:
+    for top in [os.path.abspath(root), *outside]:
         _walk(top, h, now, skip)
     return h.hexdigest()
 
@@ -122,7 +130,7 @@ def _walk(top: str, h: hashlib._Hash, now: float, skip: str) -> None:
                 h.update(f"f{st.st_size} {st.st_mode} {st.st_mtime_ns} {st.st_ctime_ns} {st.st_ino} {st.st_dev}".encode())
                 name = entry.name.lower()
                 racy = now - max(st.st_mtime_ns, st.st_ctime_ns) / 1e9 < RACY_SECONDS
-                if racy or is_markdown_name(entry.name) or name.endswith(READ_SUFFIXES):
+                if racy or name.endswith(READ_SUFFIXES):
                     h.update(_content_digest(entry.path))
             else:  # a fifo, socket or device: never read, only its kind counts
                 h.update(f"o{st.st_mode}".encode())
@@ -146,13 +154,22 @@ def _inside(path: str, folder: str) -> bool:
 
 def key(root: Path, config: Config, tree: str) -> str:
     """The entry name for a check of ``root`` with ``config`` over the tree state ``tree``."""
+    import dataclasses
+
     settings = json.dumps(dataclasses.asdict(config), sort_keys=True, default=str)
+    return cache.key("result", FORMAT, *_place(root), settings, tree)
+
+
+def _place(root: Path) -> tuple[str, ...]:
+    """Where and as whom the check runs: the root as given and resolved, the working folder, the user."""
     uid = os.geteuid() if hasattr(os, "geteuid") else -1
-    return cache.key("result", FORMAT, str(root), os.path.realpath(root), os.getcwd(), f"uid={uid}", settings, tree)
+    return str(root), os.path.realpath(root), os.getcwd(), f"uid={uid}"
 
 
 def load(name: str, root: Path) -> Summary | None:
     """The stored result named ``name``, or None (missing, foreign or damaged: a miss)."""
+    from .summary import Summary
+
     data = cache.load(name)
     if not isinstance(data, dict):
         return None
@@ -165,6 +182,63 @@ def load(name: str, root: Path) -> Summary | None:
 def store(name: str, summary: Summary) -> None:
     """Keep ``summary`` under ``name`` (failures are ignored: the cache is an optimization)."""
     cache.store(name, summary.to_data())
+
+
+# -- printed output, for the entry point's warm path ------------------------------
+# Two entries: the first, keyed by the code, the place, the command line and the
+# bytes of pyproject.toml (all the configuration is), names the evidence folders
+# outside the root and the baseline file; the second, keyed by the first and by
+# the snapshot and the baseline's bytes, holds what was printed and the status.
+def _setup_name(root: Path, options: dict[str, Any]) -> str:
+    wanted = json.dumps(options, sort_keys=True)
+    return cache.key("output-setup", FORMAT, *_place(root), wanted, _file_digest(os.path.join(root, "pyproject.toml")))
+
+
+def _output_name(setup: str, tree: str, baseline: str | None) -> str:
+    return cache.key("output", setup, tree, "none" if baseline is None else _file_digest(baseline))
+
+
+def _file_digest(path: str) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            return hashlib.sha256(fh.read()).digest()
+    except OSError as exc:
+        return f"unreadable {exc.errno}".encode()
+
+
+def cached_output(root: Path, options: dict[str, Any]) -> tuple[str, int] | None:
+    """What ``check`` printed for these options when the tree was as it is now, and its status; else None.
+
+    Reads no configuration: everything it depends on is in the keys.
+    """
+    setup_name = _setup_name(root, options)
+    setup = cache.load(setup_name)
+    if not isinstance(setup, dict):
+        return None
+    outside, baseline = setup.get("outside"), setup.get("baseline")
+    if not isinstance(outside, list) or not all(isinstance(p, str) for p in outside):
+        return None
+    if baseline is not None and not isinstance(baseline, str):
+        return None
+    try:
+        tree = snapshot_of(root, outside)
+    except (Uncacheable, OSError, RecursionError):
+        return None
+    found = cache.load(_output_name(setup_name, tree, baseline))
+    if not isinstance(found, dict):
+        return None
+    text, status = found.get("text"), found.get("status")
+    if not isinstance(text, str) or type(status) is not int:
+        return None
+    return text, status
+
+
+def store_output(root: Path, config: Config, options: dict[str, Any], tree: str, baseline: Path | None, text: str, status: int) -> None:
+    """Remember what ``check`` printed for ``options`` over the tree state ``tree`` (see :func:`cached_output`)."""
+    setup_name = _setup_name(root, options)
+    chosen = None if baseline is None else os.fspath(baseline)
+    cache.store(setup_name, {"outside": outside_folders(root, config), "baseline": chosen})
+    cache.store(_output_name(setup_name, tree, chosen), {"text": text, "status": status})
 
 
 def covered(report: Report, config: Config) -> bool:
@@ -200,42 +274,55 @@ def covered(report: Report, config: Config) -> bool:
     return True
 
 
-def check_summary(root: Path, config: Config, use_cache: bool) -> Summary:
-    """The summary of a check of ``root``: from the result cache when its inputs are unchanged.
+def check_summary(root: Path, config: Config, use_cache: bool) -> tuple[Summary, str | None]:
+    """The summary of a check of ``root``, and the snapshot it holds for (None: not cacheable).
 
-    With ``use_cache`` false nothing is read from or written to any cache.
+    From the result cache when the inputs are unchanged. With ``use_cache``
+    false nothing is read from or written to any cache.
     """
     from . import run  # the full check: the parser, YAML and the matcher
+    from .summary import Summary
 
     if not use_cache:
-        return Summary.of(run.check(root, config))
+        return Summary.of(run.check(root, config)), None
     started = time.time()
-    name = lookup_name(root, config, started)
+    tree = lookup_tree(root, config, started)
+    name = None if tree is None else key(root, config, tree)
     if name is not None:
         found = load(name, root)
         if found is not None:
-            return found
+            return found, tree
     report = run.check(root, config, cache=True)
     summary = Summary.of(report)
     # Stored only if the tree is still as the key says: a file edited while
     # the check ran may have been read in either state.
-    if name is not None and covered(report, config) and lookup_name(root, config, started) == name:
+    if name is not None and covered(report, config) and lookup_tree(root, config, started) == tree:
         store(name, summary)
-    return summary
+        return summary, tree
+    return summary, None
 
 
-def lookup_name(root: Path, config: Config, now: float | None = None) -> str | None:
-    """The entry name for ``root`` as it is now, or None when it cannot be cached (``now``: see :func:`snapshot`)."""
+def lookup_tree(root: Path, config: Config, now: float | None = None) -> str | None:
+    """The snapshot of ``root`` as it is now, or None when it cannot be cached (``now``: see :func:`snapshot`)."""
     try:
-        return key(root, config, snapshot(root, config, now))
+        return snapshot(root, config, now)
     except (Uncacheable, OSError, RecursionError):
         return None
 
 
-def cached_summary(root: Path, config: Config) -> Summary | None:
-    """A stored result for ``root`` as it is now, or None (imports nothing heavy)."""
-    name = lookup_name(root, config)
-    return None if name is None else load(name, root)
+def lookup_name(root: Path, config: Config, now: float | None = None) -> str | None:
+    """The result entry's name for ``root`` as it is now, or None when it cannot be cached."""
+    tree = lookup_tree(root, config, now)
+    return None if tree is None else key(root, config, tree)
 
 
-__all__ = ["Summary", "Uncacheable", "cached_summary", "check_summary", "covered", "key", "snapshot"]
+def cached_summary(root: Path, config: Config) -> tuple[Summary, str] | None:
+    """A stored result for ``root`` as it is now, and its snapshot; else None."""
+    tree = lookup_tree(root, config)
+    if tree is None:
+        return None
+    found = load(key(root, config, tree), root)
+    return None if found is None else (found, tree)
+
+
+__all__ = ["Uncacheable", "cached_output", "cached_summary", "check_summary", "covered", "key", "snapshot", "store_output"]

@@ -150,10 +150,10 @@ def check(
     """
     from ..check.baseline import write_baseline as save_baseline
     from ..check.cache import enabled
-    from ..check.resultcache import check_summary
+    from ..check.resultcache import check_summary, store_output
     from ..check.selection import apply, policy
     from ..core.config import load_config
-    from .fast import render_check
+    from .fast import output_options, render_check
 
     root = package_root(root)
     config = load_config(root) if root.is_dir() else None
@@ -167,7 +167,7 @@ def check(
     # the time on large packages).
     gc.disable()
     try:
-        summary = check_summary(root, config, use_cache=enabled() and not no_cache)
+        summary, tree = check_summary(root, config, use_cache=enabled() and not no_cache)
     finally:
         gc.enable()
     if write_baseline is not None:
@@ -176,11 +176,14 @@ def check(
         count = save_baseline(write_baseline, reported)
         click.echo(f"wrote {count} finding{'s' * (count != 1)} to {write_baseline}: they are accepted until fixed")
         sys.exit(0)
-    options: dict[str, str | bool] = {"fmt": fmt, "strict": bool(strict)}
+    given: dict[str, str | bool] = {"fmt": fmt, "strict": bool(strict)}
     for name, value in (("select", select), ("ignore", ignore), ("baseline", baseline)):
         if value is not None:
-            options[name] = str(value)
-    text, status = render_check(root, config, summary, options)
+            given[name] = str(value)
+    options = output_options(given)
+    text, status, chosen_baseline = render_check(root, config, summary, options)
+    if tree is not None:  # the next identical command prints this without checking
+        store_output(root, config, options, tree, chosen_baseline, text, status)
     click.echo(text)
     sys.exit(status)
 

@@ -67,8 +67,8 @@ def parse_check(argv: list[str]) -> dict[str, str | bool] | None:
 
 def try_cached_check(argv: list[str]) -> int | None:
     """Print a stored result for this ``check`` command line and return its exit status; else None."""
-    options = parse_check(argv)
-    if options is None:
+    parsed = parse_check(argv)
+    if parsed is None:
         return None
     from ..check.cache import enabled
 
@@ -76,25 +76,53 @@ def try_cached_check(argv: list[str]) -> int | None:
         return None
     notes: list[str] = []
     try:
-        from ..check.resultcache import cached_summary
-        from ..core.config import load_config
+        from ..check import resultcache
 
-        given = options.get("root")
+        given = parsed.get("root")
         root = package_root(Path(given) if isinstance(given, str) else None, notes.append)
         if not root.is_dir():
             return None
-        config = load_config(root)
-        summary = cached_summary(root, config)
-        if summary is None:
+        options = output_options(parsed)
+        found = resultcache.cached_output(root, options)  # what was printed: needs no configuration
+        if found is None:
+            found = _from_summary(root, options)
+        if found is None:
             return None
-        text, status = render_check(root, config, summary, options)
     except Exception:  # noqa: BLE001 - the click application does the work again and reports it
         return None
+    text, status = found
     for note in notes:
         print(note, file=sys.stderr)
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
     return status
+
+
+def _from_summary(root: Path, options: dict[str, str | bool | None]) -> tuple[str, int] | None:
+    """The stored findings (other options, same tree), rendered and remembered for these options."""
+    from ..check import resultcache
+    from ..core.config import load_config
+
+    config = load_config(root)
+    cached = resultcache.cached_summary(root, config)
+    if cached is None:
+        return None
+    summary, tree = cached
+    text, status, baseline = render_check(root, config, summary, options)
+    resultcache.store_output(root, config, options, tree, baseline, text, status)
+    return text, status
+
+
+def output_options(parsed: dict[str, str | bool]) -> dict[str, str | bool | None]:
+    """The reporting options of a ``check`` command line, spelled one way (a key of the output cache)."""
+    baseline = parsed.get("baseline")
+    return {
+        "fmt": str(parsed.get("fmt", "text")),
+        "strict": bool(parsed.get("strict")),
+        "select": _text(parsed.get("select")),
+        "ignore": _text(parsed.get("ignore")),
+        "baseline": str(Path(baseline)) if isinstance(baseline, str) else None,
+    }
 
 
 def package_root(root: Path | None, say: Callable[[str], None]) -> Path:
@@ -109,8 +137,8 @@ def package_root(root: Path | None, say: Callable[[str], None]) -> Path:
     return found
 
 
-def render_check(root: Path, config: Config, summary: Summary, options: dict[str, str | bool]) -> tuple[str, int]:
-    """What ``check`` prints for ``summary`` under the reporting options, and its exit status.
+def render_check(root: Path, config: Config, summary: Summary, options: dict[str, str | bool | None]) -> tuple[str, int, Path | None]:
+    """What ``check`` prints for ``summary`` under the reporting options, its exit status, and the baseline file used.
 
     Raises :class:`~skillcite.core.errors.UsageError` for codes that match
     nothing and :class:`~skillcite.core.textio.InputError` for a bad baseline.
@@ -131,8 +159,8 @@ def render_check(root: Path, config: Config, summary: Summary, options: dict[str
     diagnostics, accepted = apply(summary.diagnostics, chosen)
     summary.accepted = accepted
     text = RENDERERS[str(options.get("fmt", "text"))](summary, diagnostics)
-    return text, 1 if any(d.severity is Severity.ERROR for d in diagnostics) else 0
+    return text, 1 if any(d.severity is Severity.ERROR for d in diagnostics) else 0, chosen.baseline
 
 
-def _text(value: str | bool | None) -> str | None:
+def _text(value: object) -> str | None:
     return value if isinstance(value, str) else None
