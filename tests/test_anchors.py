@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from skillcite.check.anchors import Range, find_cache_links, parse_anchor_list, parse_fragment
+from skillcite.check.anchors import MAX_DIGITS, Range, find_cache_links, is_line_fragment, parse_anchor_list, parse_fragment, split_target
 
 
 def always(text: str, target: str) -> bool:
@@ -67,3 +67,43 @@ def test_non_cache_links_are_ignored() -> None:
     text = "[site](https://x.org) ([cache](e.md): L1)"
     [link] = find_cache_links(text, 0, len(text), always)
     assert link.target == "e.md"
+
+
+def test_label_ending_in_a_range_is_an_error_only_at_its_end() -> None:
+    assert parse_anchor_list("see L11 L12", 0) == ([], [(0, "anchor 'see L11 L12' has ranges without ',' or '+' between them")])
+    anchors, errors = parse_anchor_list("L3 foo L5", 0)
+    assert errors == []
+    assert [(a.label, a.ranges, a.span, a.offset) for a in anchors] == [("L3 foo", [Range(5, 5)], (7, 9), 0)]
+
+
+def test_offsets_of_later_items() -> None:
+    anchors, errors = parse_anchor_list(" x L4-6+L8, L9", 50)
+    assert errors == []
+    assert [(a.span, a.offset) for a in anchors] == [((53, 60), 50), ((62, 64), 61)]
+
+
+def test_line_fragment_shape_and_targets() -> None:
+    assert [is_line_fragment(f) for f in ("L12", "L12-L20", "L12-20", "intro", "L")] == [True, True, True, False, False]
+    assert split_target("<x.md>") == ("x.md", "")
+    assert split_target("<x.md") == ("<x.md", "")  # half a bracket pair is part of the path
+    assert split_target("x.md>") == ("x.md>", "")
+
+
+def test_max_digits_is_nine() -> None:
+    assert MAX_DIGITS == 9
+    assert parse_fragment("L123456789") == [Range(123456789, 123456789)]
+    assert parse_fragment("L1234567890") is None
+
+
+def test_a_heading_fragment_is_an_error_not_an_anchor() -> None:
+    text = "([cache](e.md#intro): L2)"
+    [link] = find_cache_links(text, 0, len(text), always)
+    assert (link.target, link.fragment, link.offset, link.end) == ("e.md", "intro", 1, 20)
+    assert [(a.ranges, a.span, a.offset) for a in link.anchors] == [([Range(2, 2)], (22, 24), 21)]
+    assert link.errors == [(9, "fragment #intro is not a line anchor (#L12 or #L12-L20)")]
+
+
+def test_error_offsets_of_later_items() -> None:
+    anchors, errors = parse_anchor_list("a L1, see L11 L12", 10)
+    assert [(a.ranges, a.span, a.offset) for a in anchors] == [([Range(1, 1)], (12, 14), 10)]
+    assert errors == [(15, "anchor 'see L11 L12' has ranges without ',' or '+' between them")]

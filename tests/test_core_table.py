@@ -461,3 +461,187 @@ def test_anchor_errors_point_at_their_item() -> None:
 
 def test_range_render() -> None:
     assert [Range(3, 3).render(), Range(3, 5).render()] == ["L3", "L3-5"]
+
+
+# -- exact offset maps, pass composition and helper edges (mutation survivors) -----
+@pytest.mark.parametrize(
+    ("raw", "drop", "text", "to_source"),
+    [
+        # Zero-width characters found by the text pass itself (no drop list).
+        ("a\u200bb\u200bc", (), "abc", [0, 2, 4, 5]),
+        # An entity that decodes to two characters is one non-linear piece.
+        ("x&#xfb01;y", (), "xfiy", [0, 1, 1, 9, 10]),
+        # A second pass (a decoded combining mark) reads no entity again, and
+        # its map is composed back onto the first pass's.
+        ("&amp;lt;b&amp;gt; e&#769;", (), "&lt;b&gt; \u00e9", [0, 5, 6, 7, 8, 9, 14, 15, 16, 17, 18, 25]),
+        ("e&#769; ab&#x2026;cd e&#769;", (), "\u00e9 ab...cd \u00e9", [0, 7, 8, 9, 10, 10, 10, 18, 19, 20, 21, 28]),
+        ("ab e&#769;cd ef", (), "ab \u00e9cd ef", [0, 1, 2, 3, 10, 11, 12, 13, 14, 15]),
+        ("e&#769;abc de", (), "\u00e9abc de", [0, 7, 8, 9, 10, 11, 12, 13]),
+        ("x &#x2026;&#769; y", (), "x ...\u0301 y", [0, 1, 2, 2, 2, 10, 16, 17, 18]),
+        # The second pass composes a non-linear two-character cluster (".\u0301") and
+        # splits a linear run at the first pass's pieces ("x", "fi", "yz ").
+        ("e&#769; .&#769; z", (), "\u00e9 .\u0301 z", [0, 7, 8, 8, 15, 16, 17]),
+        ("x&#xfb01;yz e&#769;", (), "xfiyz \u00e9", [0, 1, 1, 9, 10, 11, 12, 19]),
+        ("ab&#xfb01; cd e&#769;", (), "abfi cd \u00e9", [0, 1, 2, 2, 10, 11, 12, 13, 14, 21]),
+        # Drop offsets outside the source are ignored.
+        ("abc", (-1,), "abc", [0, 1, 2, 3]),
+        ("abc", (5, 1), "ac", [0, 2, 3]),
+        # Comments: "-->" must start after "<!--" ("<!--->" is not closed).
+        ("a <!---> b", (), "a <! - > b", [0, 1, 2, 3, 4, 4, 4, 7, 8, 9, 10]),
+        ("a--><!-- b", (), "a - ><! - b", [0, 1, 1, 1, 3, 4, 5, 6, 6, 6, 9, 10]),
+        # A dash at the very start has no letter before it: not a line-break hyphen.
+        ("-\nword", (), "- word", [0, 1, 2, 3, 4, 5, 6]),
+    ],
+)
+def test_exact_offset_maps(raw: str, drop: tuple[int, ...], text: str, to_source: list[int]) -> None:
+    n = normalize(raw, drop=drop)
+    assert n.text == text
+    assert [n.to_source(i) for i in range(len(n.text) + 1)] == to_source
+
+
+@pytest.mark.parametrize(
+    ("raw", "pieces"),
+    [
+        ("e&#769; .&#769; z", ([0, 1, 2, 4, 5], [0, 7, 8, 15, 16], [0, 0, 0, 0, 1])),
+        ("x&#xfb01;yz e&#769;", ([0, 1, 3, 6], [0, 1, 9, 12], [1, 0, 1, 0])),
+        ("ab&#xfb01; cd e&#769;", ([0, 2, 4, 5, 8], [0, 2, 10, 11, 14], [1, 0, 0, 1, 0])),
+    ],
+)
+def test_composed_pieces_exactly(raw: str, pieces: tuple[list[int], list[int], list[int]]) -> None:
+    n = normalize(raw)
+    assert (list(n.norm_starts), list(n.orig_starts), list(n.linear)) == pieces
+
+
+def test_exact_from_source_after_two_passes() -> None:
+    n = normalize("e&#769; ab&#x2026;cd e&#769;")
+    assert [n.from_source(o) for o in range(29)] == [
+        0, 1, 1, 1, 1, 1, 1, 1, 2, 3, 4, 7, 7, 7, 7, 7, 7, 7, 7, 8, 9, 10, 11, 11, 11, 11, 11, 11, 11,
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "literals"),
+    [
+        ("(the x", ("(The x", "(the x")),  # the first letter, not the first character
+        ("3 the", ("3 the",)),  # a number first: nothing to recase
+        ("'x", ("'X", "'x")),
+    ],
+)
+def test_first_letter_literals(text: str, literals: tuple[str, ...]) -> None:
+    assert matching._first_letter_literals(text) == literals
+
+
+def test_compiled_segments_exactly() -> None:
+    qp = compile_quote("alpha [...] model[s] now")
+    assert qp is not None
+    assert qp.segmented == (
+        matching.Segment(("Alpha", "alpha"), 0, True, False, False, None),
+        matching.Segment(("Model", "model"), ELISION_SPAN, True, False, True, matching.Mark(True, "")),
+        matching.Segment(("Now", "now"), INSERTION_SPAN, False, False, False, matching.Mark(False, "s")),
+    )
+    assert (qp.lead, qp.tail, qp.fuzzy_text) == (None, None, "alpha model now")
+    qp = compile_quote("[T]he cat [sat]")
+    assert qp is not None
+    assert qp.segmented == (matching.Segment(("He cat", "he cat"), 0, True, True, False, None),)
+    assert (qp.lead, qp.tail) == (matching.Mark(False, "T"), matching.Mark(False, "sat"))
+
+
+def test_clip_width() -> None:
+    assert matching._clip("x" * 60) == repr("x" * 60)
+    assert matching._clip("x" * 61) == repr("x" * 57 + "...")
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end", "quote", "bounds"),
+    [
+        ("xx abc def", 1, 10, "zz def", (3, 10)),  # a stray word tail shrinks to the next word
+        ("xx abc def", 1, 10, "x abc def", (0, 10)),  # the quote's own first word widens
+        ("abc def ghi", 0, 7, "abc dex", (0, 7)),  # ends on a boundary: kept
+        ("abc def ghi", 0, 6, "abc dex", (0, 3)),  # ends inside "def", not the quote's word
+        ("abc def ghi", 0, 6, "abc de", (0, 7)),  # ends inside the quote's last word: widened
+        ("abc def  ", 0, 9, "abc def", (0, 7)),  # trailing spaces dropped
+        ("xxabc", 1, 5, "zz", (1, 5)),  # no next word to shrink to: kept
+    ],
+)
+def test_word_bounds_exact(text: str, start: int, end: int, quote: str, bounds: tuple[int, int]) -> None:
+    assert matching._word_bounds(text, start, end, quote) == bounds
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "words", "around"),
+    [
+        (10, 10, 2, "bb cc dd ee ff"),  # a span inside "dd": two whole words more each side
+        (10, 10, 0, "dd"),
+        (1, 1, 2, "aa bb cc"),  # the text's start and end bound it
+        (19, 19, 1, "ff gg"),
+    ],
+)
+def test_context_exact(start: int, end: int, words: int, around: str) -> None:
+    assert matching._context("aa bb cc dd ee ff gg", start, end, words) == around
+
+
+# -- passages of several ranges, broken marks at the cited lines ---------------------
+_PASSAGE_BODY = "alpha beta gamma here.\nmore words on this line.\nfinal line of text.\n\nafter a blank line."
+
+
+@pytest.mark.parametrize(
+    ("quote", "anchors", "status", "lines"),
+    [
+        ("gamma here. more words", [[Range(4, 4), Range(5, 5)]], "verified", None),  # adjacent ranges: one passage
+        ("line of text. after a blank", [[Range(6, 6), Range(8, 8)]], "verified", None),  # only a blank line between
+        ("here. more words", [[Range(4, 4), Range(6, 6)]], "moved", (4, 5)),  # line 5 between: not adjacent
+        ("final line of text", [[Range(4, 4)], [Range(5, 5)]], "moved", (6, 6)),  # in neither anchor nor their union
+    ],
+)
+def test_passages_of_ranges(tmp_path: Path, quote: str, anchors: list[list[Range]], status: str, lines: tuple[int, int] | None) -> None:
+    m = locate(quote, evidence(tmp_path, _PASSAGE_BODY), anchors)
+    assert (m.status, m.lines, m.code) == (status, lines, None)
+
+
+def test_a_broken_mark_at_the_cited_lines_beats_a_clean_match_elsewhere(tmp_path: Path) -> None:
+    ev = evidence(tmp_path, "alpha beta gamma\nfiller\nalpha not beta gamma")
+    m = locate("alpha [...] gamma", ev, [[Range(6, 6)]])
+    assert (m.status, m.lines, m.code, m.detail) == (
+        "marks", (6, 6), "SC311", "[...] drops 'not' from 'alpha not beta gamma': it removes a negation"
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "quote", "code", "detail"),
+    [
+        # A trailing insertion glued to the last segment (not the first) replaces nothing.
+        ("alpha beta model 5 more", "alpha [...] model[s]", "SC310", "insertion [s] replaces nothing in the source after 'alpha beta model'"),
+        # An insertion glued to a one-character token changes that token.
+        ("alpha 5 b", "alpha 5[0] b", "SC312", "insertion [0] turns '5' into '50': it changes a number"),
+        ("5 b", "5[0] b", "SC312", "insertion [0] turns '5' into '50': it changes a number"),
+    ],
+)
+def test_glued_insertions_exact(tmp_path: Path, body: str, quote: str, code: str, detail: str) -> None:
+    m = match(tmp_path, body, quote)
+    assert (m.status, m.lines, m.code, m.detail) == ("marks", (FIRST_BODY_LINE, FIRST_BODY_LINE), code, detail)
+
+
+@pytest.mark.parametrize(
+    ("body", "quote", "status", "code"),
+    [
+        # Segments may not overlap: "b c" ends after "c d" starts.
+        ("a b c d", "a [...] b c [...] c d", "altered", None),
+        # An elision past a sentence end: the quoted text before it ended its sentence, so the
+        # dropped sentence is not part of the quote's; otherwise the dropped stretch up to it is.
+        ("We tried it. It did not work. Then it did.", "We tried it. [...] Then it did.", "verified", None),
+        ("We tried it and it did not work. Then it did.", "We tried it [...] Then it did.", "marks", "SC311"),
+    ],
+)
+def test_elision_chains_and_sentences(tmp_path: Path, body: str, quote: str, status: str, code: str | None) -> None:
+    m = match(tmp_path, body, quote)
+    assert (m.status, m.code) == (status, code)
+
+
+def test_line_break_hyphen_after_a_one_letter_word() -> None:
+    assert normalize_text("a-\nword") == "a\u2e17 word"
+
+
+def test_an_edge_after_an_elision_is_not_glued() -> None:
+    qp = compile_quote("a [...]c d")
+    assert qp is not None
+    assert [(s.glued_start, s.glued_end) for s in qp.segmented or ()] == [(False, False), (False, False)]

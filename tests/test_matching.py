@@ -104,3 +104,11 @@ def test_bom_does_not_shift_lines(tmp_path: Path) -> None:
 
 def test_word_diff_marks_changes() -> None:
     assert word_diff("a b c", "a x c") == "a [-b-] {+x+} c"
+
+
+def test_line_one_is_a_valid_anchor(tmp_path: Path) -> None:
+    e = ev(tmp_path, "First line holds a fact.\nSecond line.\n")
+    assert locate("First line holds a fact", e, at((1, 1))) == locate("Second line", e, at((2, 2)))
+    assert locate("First line holds a fact", e, at((1, 1))).status == "verified"
+    m = locate("First line holds a fact", e, at((2, 2)))
+    assert (m.status, m.lines) == ("moved", (1, 1))
