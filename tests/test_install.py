@@ -244,13 +244,23 @@ def test_missing_root_is_a_usage_error(tmp_path: Path) -> None:
 
 
 def test_broken_link_refuses_the_install(tree: Package, tmp_path: Path) -> None:
+    tree.replace("pinn/SKILL.md", "(../SKILL.md)", "(../missing.md)")
+    dest = tmp_path / "skills"
+    r = run("install", str(tree.root), "--dest", str(dest))
+    assert r.exit_code == 1
+    assert r.stdout == f"{dest / 'pkg-pinn/SKILL.md'}:7:21: SC601 link target '../pkg/missing.md' does not exist\n"
+    assert r.stderr == "skillcite: error: 1 problem in the installed tree; nothing installed\n"
+    assert list(dest.iterdir()) == []
+
+
+def test_link_out_of_the_package_refuses_the_install_before_writing(tree: Package, tmp_path: Path) -> None:
     tree.replace("pinn/SKILL.md", "(../SKILL.md)", "(../../outside.md)")
     dest = tmp_path / "skills"
     r = run("install", str(tree.root), "--dest", str(dest))
     assert r.exit_code == 1
-    assert r.stdout == f"{dest / 'pkg-pinn/SKILL.md'}:7:21: SC601 link target '../../outside.md' does not exist\n"
-    assert r.stderr == "skillcite: error: 1 problem in the installed tree; nothing installed\n"
-    assert list(dest.iterdir()) == []
+    assert r.stdout == f"{tree.root / 'pinn/SKILL.md'}:7:21: SC603 link target '../../outside.md' resolves outside the package\n"
+    assert r.stderr == "skillcite: error: 1 problem in the package; nothing installed\n"
+    assert not dest.exists()
 
 
 def test_refuses_to_replace_the_package_itself(tmp_path: Path) -> None:

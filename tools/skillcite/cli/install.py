@@ -50,6 +50,11 @@ def install(root: Path, scope: str, agent: str, dest: Path | None, force: bool, 
     try:
         folder = skills_folder(agent, scope, dest)
         plan = plan_install(root, folder)
+        if plan.problems:  # the package reaches outside itself (SC603) or holds a FIFO or device (SC604)
+            for problem in plan.problems:
+                click.echo(problem)
+            n = len(plan.problems)
+            fail(f"{n} problem{'s' * (n != 1)} in the package; nothing installed", 1)
         taken = {state.path.name: state for state in check_destination(plan, force)}
         if dry_run:  # build and check in a scratch folder: the destination stays untouched
             with tempfile.TemporaryDirectory(prefix="skillcite-install-") as tmp:

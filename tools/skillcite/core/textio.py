@@ -129,8 +129,10 @@ def decode(data: bytes, path: Path) -> tuple[str, bool]:
 
 def read_text(path: Path) -> TextFile:
     """Read and decode a text file, or raise :class:`InputError`."""
+    from .paths import read_regular  # paths builds on this module
+
     try:
-        data = path.read_bytes()
+        data = read_regular(path)  # a FIFO or a device is refused, never opened blocking
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except IsADirectoryError:

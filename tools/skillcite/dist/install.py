@@ -9,6 +9,12 @@ Relative links are rewritten for the new layout (``../SKILL.md`` becomes
 ``../ml-debug/SKILL.md``); evidence files are copied byte for byte, so their
 locks still hold.
 
+Nothing outside the package is ever read: a link with an absolute target or
+one that leaves the root, a symlink that resolves outside it (SC603), and a
+FIFO, device or socket (SC604) are problems of the package, and then nothing
+is installed. Sub-skill folders whose names map to one skill name are
+refused before anything changes.
+
 Installing is atomic: the tree is built in a hidden folder inside the
 destination, checked (every link resolves, every name equals its folder),
 then renamed into place. An existing skill folder is replaced only with
@@ -35,7 +41,8 @@ from ..check.workspace import Workspace
 from ..core.config import Config, is_markdown_name, load_config, load_project, sub_skill_folders
 from ..core.edits import Edit, apply_edits
 from ..core.frontmatter import set_key
-from ..core.textio import BOM, InputError, TextFile, read_text
+from ..core.paths import is_absolute_target, outside_target, read_regular, special_file
+from ..core.textio import BOM, InputError, TextFile, exists_or_unreadable, is_dir_safe, read_text, resolve
 from .receipt import RECEIPT, FolderState, Receipt, digest, inspect_folder
 
 # Skills folders as each agent documents them: (user scope, under the home
@@ -74,6 +81,13 @@ class InstallPlan:
     files: dict[str, bytes] = field(default_factory=dict)  # path under dest -> content
     sources: dict[str, str] = field(default_factory=dict)  # path under dest -> package path
     notes: dict[str, str] = field(default_factory=dict)  # path under dest -> what was rewritten
+    problems: list[str] = field(default_factory=list)  # findings in the package itself: then nothing is installed
+
+    def problem(self, rel: str, line: int, column: int, code: str, message: str) -> None:
+        """Record a finding about package path ``rel``, as ``path:line:col: CODE message``."""
+        entry = f"{self.root / rel}:{line}:{column}: {code} {message}"
+        if entry not in self.problems:
+            self.problems.append(entry)
 
     def place(self, rel: str) -> str:
         """Where the package path ``rel`` goes, relative to the destination."""
@@ -111,11 +125,15 @@ def find_skills(root: Path, config: Config) -> list[Skill]:
     if not isinstance(main, str) or not is_skill_name(main):
         raise InputError(f"{root / 'SKILL.md'}: name {main!r} is not a valid skill name (a-z, 0-9, single hyphens)")
     skills = [Skill(main, "")]
+    sources: dict[str, str] = {}  # skill name -> the folder it comes from
     for source in sub_skill_folders(root, config):
         folder = root / source
         name = f"{main}-{re.sub(r'[^a-z0-9]+', '-', folder.name.lower()).strip('-')}"
         if not is_skill_name(name):
             raise InputError(f"{folder}: cannot name its skill {name!r} (a-z, 0-9, single hyphens, at most 64)")
+        if name in sources:  # a_b and a-b, X and x: one folder would overwrite the other half-way
+            raise InputError(f"{root}: sub-skill folders {sources[name]!r} and {folder.name!r} would both install as {name}; rename one")
+        sources[name] = folder.name
         skills.append(Skill(name, folder.name))
     return skills
 
@@ -129,17 +147,23 @@ def _is_under(rel: str, folder: str) -> bool:
     return rel == folder or rel.startswith(folder + "/")
 
 
-def _link_targets(ws: Workspace, plan: InstallPlan, rel: str) -> list[str]:
-    """Package paths that the local links of document ``rel`` point at."""
+def _link_targets(ws: Workspace, plan: InstallPlan, rel: str, root_real: Path) -> list[str]:
+    """Package paths that the local links of document ``rel`` point at; links that leave the package are problems."""
     out = []
     for link in ws.load_document(plan.root / rel).links:
         local = local_target(link.value)
         if local is None or not local[0]:
             continue
+        if is_absolute_target(local[0]):
+            plan.problem(rel, link.line, link.column, "SC603", f"link target {local[0]!r} is an absolute path: links must stay inside the package")
+            continue
         target = posixpath.normpath(posixpath.join(posixpath.dirname(rel), local[0]))
+        if target == ".." or target.startswith("../") or outside_target(plan.root / target, root_real) is not None:
+            plan.problem(rel, link.line, link.column, "SC603", f"link target {local[0]!r} resolves outside the package")
+            continue
         # The package root and the sub-skill folders are installed anyway; a
         # link to one of them must not pull in the whole repository.
-        if target == "." or target.startswith("../") or target in {s.source for s in plan.skills}:
+        if target == "." or target in {s.source for s in plan.skills}:
             continue
         out.append(target)
     return out
@@ -181,27 +205,42 @@ def plan_install(root: Path, dest: Path) -> InstallPlan:
     plan = InstallPlan(root, dest, find_skills(root, config), tuple(e.strip("/") for e in config.evidence_folders), load_project(root).version, config)
     ws = Workspace(root, config)
     queue = ["SKILL.md", *MAIN_EXTRAS, *plan.evidence, *(s.source for s in plan.skills[1:])]
+    root_real = resolve(root)
     seen: set[str] = set()
+    walked: set[Path] = {root_real}  # real folders already listed: a symlinked folder is walked once, a loop never
     while queue:
         rel = queue.pop(0)
         path = root / rel
-        if rel in seen or _skip(rel) or not path.exists():
+        if rel in seen or _skip(rel) or not (exists_or_unreadable(path) or path.is_symlink()):
             continue
         seen.add(rel)
-        if path.is_dir():
-            queue.extend(sorted(f"{rel}/{child.name}" for child in path.iterdir()))
+        # Follow nothing out of the package, open nothing that is not a file.
+        real = outside_target(path, root_real)
+        if real is not None:
+            what = "symlink" if path.is_symlink() else "path"
+            plan.problem(rel, 1, 1, "SC603", f"{what} resolves outside the package (to {real})")
+            continue
+        kind = special_file(path)
+        if kind is not None:
+            plan.problem(rel, 1, 1, "SC604", f"a {kind}, not a regular file: never read")
+            continue
+        if is_dir_safe(path):
+            if resolve(path) not in walked:
+                walked.add(resolve(path))
+                queue.extend(sorted(f"{rel}/{child.name}" for child in path.iterdir()))
             continue
         placed = plan.place(rel)
         plan.sources[placed] = rel
-        data = path.read_bytes()
+        data = read_regular(path)
         if is_markdown_name(rel) and not any(_is_under(rel, e) for e in plan.evidence):
-            queue.extend(_link_targets(ws, plan, rel))
+            queue.extend(_link_targets(ws, plan, rel, root_real))
             file = read_text(path)
             text, note = _rewrite(plan, rel, file)
             if text != file.text:
                 data = (BOM if file.bom else "").encode("utf-8") + text.encode("utf-8")
                 plan.notes[placed] = note
         plan.files[placed] = data
+    plan.problems.sort()
     return plan
 
 
@@ -278,10 +317,13 @@ def check_destination(plan: InstallPlan, force: bool) -> list[FolderState]:
     ``force``, so nothing is lost without asking.
     """
     root = plan.root.resolve()
-    for skill in plan.skills:
-        target = (plan.dest / skill.name).resolve()
-        if target == root or target in root.parents:
-            raise InputError(f"refusing to install into {plan.dest / skill.name}: the package itself is there")
+    for path in (plan.dest, *(plan.dest / skill.name for skill in plan.skills)):
+        try:
+            target = path.resolve()
+        except (RuntimeError, OSError):  # Python 3.11 raises RuntimeError on a loop, later versions OSError
+            raise InputError(f"{path}: symlink loop; cannot install there") from None
+        if path != plan.dest and (target == root or target in root.parents):
+            raise InputError(f"refusing to install into {path}: the package itself is there")
     taken = [inspect_folder(plan.dest / s.name) for s in plan.skills if (plan.dest / s.name).exists() or (plan.dest / s.name).is_symlink()]
     blocked = [reason for state in taken if (reason := state.describe(plan.skills[0].name))]
     if blocked and not force:
@@ -292,6 +334,8 @@ def check_destination(plan: InstallPlan, force: bool) -> list[FolderState]:
 
 def install_plan(plan: InstallPlan, force: bool = False) -> list[str]:
     """Write, check and move the plan into place; return problems (then nothing is installed)."""
+    if plan.problems:  # the package itself reaches outside: write nothing at all
+        return plan.problems
     check_destination(plan, force)
     plan.dest.mkdir(parents=True, exist_ok=True)
     # Inside the destination, so the final renames never cross file systems.

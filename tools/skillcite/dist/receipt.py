@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import __version__
+from ..core.paths import read_regular
 
 RECEIPT = ".skillcite-install.json"
 FORMAT = 1
@@ -77,7 +78,9 @@ def read_receipt(folder: Path) -> tuple[Receipt | None, str | None]:
     if not path.is_file():
         return None, None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_regular(path).decode("utf-8"))
+    except RecursionError:  # "[[[[..." 100,000 deep: the parser gives up, and so do we
+        return None, f"unreadable {RECEIPT}: nested too deeply"
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         return None, f"unreadable {RECEIPT}: {exc}"
     files = data.get("files") if isinstance(data, dict) else None

@@ -1,0 +1,88 @@
+"""Staying inside the package: where paths really lead, and which files may be read.
+
+``check`` and ``install`` read what a package's links and folders point at,
+and ``install`` copies it into an agent's skills folder. A symlink or a link
+with an absolute target could make them read ``/proc/self/environ``, walk
+``/`` or read ``/dev/zero`` forever, and a FIFO would block the first
+``open``. So every path is resolved before use and must stay under the
+package root, and only regular files are ever opened (and then without
+blocking, in case one was swapped for a FIFO in between).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path, PurePosixPath, PureWindowsPath
+
+from .textio import InputError, resolve
+
+_KINDS = (
+    (stat.S_ISFIFO, "FIFO"),
+    (stat.S_ISCHR, "character device"),
+    (stat.S_ISBLK, "block device"),
+    (stat.S_ISSOCK, "socket"),
+)
+
+
+class SpecialFileError(InputError):
+    """A path names a FIFO, a device or a socket: never read."""
+
+    def __init__(self, path: Path, kind: str) -> None:
+        super().__init__(f"{path}: a {kind}, not a regular file: never read")
+        self.path = path
+        self.kind = kind
+
+
+def special_kind(mode: int) -> str | None:
+    """``"FIFO"``, ``"character device"``, ... for a special file's mode; None for files, folders and links."""
+    return next((name for test, name in _KINDS if test(mode)), None)
+
+
+def special_file(path: Path) -> str | None:
+    """The kind of special file ``path`` is (symlinks followed), or None (also when it cannot be inspected)."""
+    try:
+        return special_kind(path.stat().st_mode)
+    except (OSError, RuntimeError):  # missing, unreadable, or a symlink loop: reading reports it
+        return None
+
+
+def read_regular(path: Path) -> bytes:
+    """The bytes of the regular file at ``path``; :class:`SpecialFileError` for anything else.
+
+    The type is checked before opening (opening some devices has effects of
+    its own) and again on the open descriptor, which is opened non-blocking
+    so that a FIFO put there in between cannot hang the read.
+    """
+    kind = special_file(path)
+    if kind is not None:
+        raise SpecialFileError(path, kind)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(21, "Is a directory", str(path))
+        if not stat.S_ISREG(mode):
+            raise SpecialFileError(path, special_kind(mode) or "special file")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read()
+    finally:
+        os.close(fd)
+
+
+def is_absolute_target(target: str) -> bool:
+    """True for ``/x``, ``\\\\server\\x``, ``C:/x`` or ``C:\\x``: a link target that names the whole file system."""
+    return PurePosixPath(target).is_absolute() or PureWindowsPath(target).is_absolute() or target.startswith("\\")
+
+
+def is_inside(path: Path, root: Path) -> bool:
+    """True when ``path``, all symlinks followed, is ``root`` or under it (``root`` already resolved)."""
+    real = resolve(path)
+    return real == root or root in real.parents
+
+
+def outside_target(path: Path, root: Path) -> Path | None:
+    """Where ``path`` really leads when that is outside ``root`` (resolved); None when it stays inside."""
+    real = resolve(path)
+    return None if real == root or root in real.parents else real
