@@ -1,14 +1,17 @@
-"""Rendering a check report as text, JSON or GitHub annotations."""
+"""Rendering a check report as text, JSON, GitHub annotations or SARIF."""
 
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
+from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import quote
 
-from ..core.diagnostics import Diagnostic, Severity
+from ..core.diagnostics import CODES, Diagnostic, Severity
 
 if TYPE_CHECKING:  # a runtime Protocol would cost a warm check more than its output
-    from pathlib import Path
     from typing import Protocol
 
     class Report(Protocol):
@@ -128,4 +131,73 @@ def render_json(report: Report, diagnostics: list[Diagnostic]) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=False)
 
 
-RENDERERS = {"text": render_text, "json": render_json, "github": render_github}
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+SARIF_FINGERPRINT = "skillciteIdentity/v1"
+
+
+def _rule_name(title: str) -> str:
+    """``unclosed code fence`` -> ``UnclosedCodeFence`` (SARIF wants an identifier-like name)."""
+    return "".join(word[:1].upper() + word[1:] for word in re.findall(r"[A-Za-z0-9]+", title))
+
+
+def render_sarif(report: Report, diagnostics: list[Diagnostic]) -> str:
+    """A SARIF 2.1.0 log for GitHub code scanning and other SARIF viewers.
+
+    Every code is a rule (so rule indexes never shift between runs); each
+    finding is a result at its file, line and column, with the level it has
+    after ``--strict``. Its partial fingerprint is the finding's identity
+    (code, file, subject; see docs/codes.md), never its message or line, so
+    a code-scanning alert survives edits elsewhere in the file. Findings
+    with one identity are told apart by their order.
+    """
+    from .. import __version__
+
+    index = {code: i for i, code in enumerate(CODES)}
+    rules = [
+        {
+            "id": c.code,
+            "name": _rule_name(c.title),
+            "shortDescription": {"text": c.title},
+            "defaultConfiguration": {"level": "error" if c.severity is Severity.ERROR else "warning"},
+        }
+        for c in CODES.values()
+    ]
+    seen: Counter[tuple[str, ...]] = Counter()
+    results = []
+    for d in diagnostics:
+        n = seen[d.identity]
+        seen[d.identity] += 1
+        results.append(
+            {
+                "ruleId": d.code,
+                "ruleIndex": index[d.code],
+                "level": "error" if d.severity is Severity.ERROR else "warning",
+                "message": {"text": d.message},
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": quote(d.path, safe="/"), "uriBaseId": "SRCROOT"},
+                            "region": {"startLine": d.line, "startColumn": d.column},
+                        }
+                    }
+                ],
+                "partialFingerprints": {SARIF_FINGERPRINT: f"{d.key}:{n}"},
+            }
+        )
+    root = Path(report.root).resolve().as_uri().rstrip("/") + "/"
+    doc = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {"driver": {"name": "skillcite", "version": __version__, "rules": rules}},
+                "originalUriBaseIds": {"SRCROOT": {"uri": root}},
+                "columnKind": "unicodeCodePoints",  # columns count characters, as Python strings do
+                "results": results,
+            }
+        ],
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=False)
+
+
+RENDERERS = {"text": render_text, "json": render_json, "github": render_github, "sarif": render_sarif}

@@ -238,7 +238,28 @@ def load_config(root: Path) -> Config:
         if problem:
             raise InputError(f"{path}: [tool.skillcite] {key} must be {problem}")
         setattr(cfg, name, value)
+    for folder in cfg.evidence_folders:
+        problem = _outside_root(root, folder)
+        if problem:
+            raise InputError(f"{path}: [tool.skillcite] evidence {folder!r} {problem}; name a folder inside the package")
     return cfg
+
+
+def _outside_root(root: Path, folder: str) -> str | None:
+    """Why the configured ``folder`` leaves ``root`` (absolute, ``..``, or a symlink out), or None.
+
+    ``check`` reads every file of an evidence folder and ``install`` copies
+    it: ``evidence = "/"`` would read the whole file system.
+    """
+    from .paths import is_absolute_target, outside_target
+    from .textio import resolve
+
+    if is_absolute_target(folder):
+        return "is an absolute path"
+    if ".." in folder.replace("\\", "/").split("/"):
+        return "points outside the package root"
+    real = outside_target(root / folder, resolve(root))
+    return None if real is None else f"leads outside the package root (to {real})"
 
 
 def _is_strings(value: object) -> TypeGuard[list[str]]:
