@@ -41,7 +41,7 @@ from ..check.workspace import Workspace
 from ..core.config import Config, is_markdown_name, load_config, load_project, sub_skill_folders
 from ..core.edits import Edit, apply_edits
 from ..core.frontmatter import set_key
-from ..core.paths import is_absolute_target, outside_target, read_regular, special_file
+from ..core.paths import read_regular, unsafe_entry, unsafe_link
 from ..core.textio import BOM, InputError, TextFile, exists_or_unreadable, is_dir_safe, read_text, resolve
 from .receipt import RECEIPT, FolderState, Receipt, digest, inspect_folder
 
@@ -154,13 +154,11 @@ def _link_targets(ws: Workspace, plan: InstallPlan, rel: str, root_real: Path) -
         local = local_target(link.value)
         if local is None or not local[0]:
             continue
-        if is_absolute_target(local[0]):
-            plan.problem(rel, link.line, link.column, "SC603", f"link target {local[0]!r} is an absolute path: links must stay inside the package")
+        unsafe = unsafe_link(local[0], (plan.root / rel).parent, root_real)
+        if unsafe is not None:
+            plan.problem(rel, link.line, link.column, *unsafe)
             continue
         target = posixpath.normpath(posixpath.join(posixpath.dirname(rel), local[0]))
-        if target == ".." or target.startswith("../") or outside_target(plan.root / target, root_real) is not None:
-            plan.problem(rel, link.line, link.column, "SC603", f"link target {local[0]!r} resolves outside the package")
-            continue
         # The package root and the sub-skill folders are installed anyway; a
         # link to one of them must not pull in the whole repository.
         if target == "." or target in {s.source for s in plan.skills}:
@@ -214,15 +212,9 @@ def plan_install(root: Path, dest: Path) -> InstallPlan:
         if rel in seen or _skip(rel) or not (exists_or_unreadable(path) or path.is_symlink()):
             continue
         seen.add(rel)
-        # Follow nothing out of the package, open nothing that is not a file.
-        real = outside_target(path, root_real)
-        if real is not None:
-            what = "symlink" if path.is_symlink() else "path"
-            plan.problem(rel, 1, 1, "SC603", f"{what} resolves outside the package (to {real})")
-            continue
-        kind = special_file(path)
-        if kind is not None:
-            plan.problem(rel, 1, 1, "SC604", f"a {kind}, not a regular file: never read")
+        unsafe = unsafe_entry(path, root_real)  # follow nothing out of the package, open nothing but files
+        if unsafe is not None:
+            plan.problem(rel, 1, 1, *unsafe)
             continue
         if is_dir_safe(path):
             if resolve(path) not in walked:
