@@ -59,7 +59,7 @@ def test_relative_link_out_of_the_root_is_sc603_even_when_the_target_exists(pkg:
     assert r.exit_code == 1, r.output
     assert r.output.splitlines() == [
         "notes.md:3:10: SC603 link target '../outside/secret.md' resolves outside the package",
-        "notes.md:3:48: SC603 link target '../outside/gone.md' resolves outside the package",
+        "notes.md:3:47: SC603 link target '../outside/gone.md' resolves outside the package",
         summary(3, 2),
     ]
 

@@ -240,6 +240,14 @@ CASES: dict[str, tuple[Mutation, Mutation]] = {
         lambda p: p.replace("SKILL.md", "(#pkg)", "(notes.md#missing)"),
         lambda p: p.replace("SKILL.md", "(#pkg)", "(notes.md#notes)"),
     ),
+    "SC603": (
+        lambda p: p.replace("SKILL.md", "(notes.md)", "(/etc/hostname)"),
+        lambda p: p.replace("SKILL.md", "(notes.md)", "(./docs/../notes.md)"),
+    ),
+    "SC604": (
+        lambda p: (os.mkfifo(p.root / "pipe"), p.replace("SKILL.md", "(notes.md)", "(pipe)")),
+        lambda p: (p.write("pipe", "a file\n"), p.replace("SKILL.md", "(notes.md)", "(pipe)")),
+    ),
     "SC701": (
         lambda p: _plugin(p, '"name": "pkg", "version": "1.0.0",'),
         lambda p: _plugin(p, '"name": "pkg", "version": "1.0.0"'),

@@ -222,17 +222,19 @@ def test_tool_that_is_not_a_table_exits_2(pkg: Package) -> None:
     assert "[tool.skillcite] must be a table" in r.output
 
 
-def test_fix_with_an_evidence_folder_outside_the_root(tmp_path: Path) -> None:
-    # `evidence = "../ev"` is allowed; fix looked the lock up in git with a
-    # path relative to the root and raised ValueError.
+def test_evidence_folder_outside_the_root_is_refused_by_check_and_fix(tmp_path: Path) -> None:
+    # `evidence = "../ev"` used to be allowed (and fix then raised ValueError
+    # looking the lock up in git); issue 15 section 2.3 makes any evidence
+    # folder outside the root a one-line configuration error instead.
     p = Package(tmp_path / "repo")
     p.write("pyproject.toml", '[tool.skillcite]\nevidence = "../ev"\n')
     p.write("../ev/src.md", evidence_text("Assume you have a bug.\n", sha="ab" * 32))
     p.write("SKILL.md", HEAD + '"Assume you have a bug"[^s]\n\n[^s]: A ([cache](../ev/src.md): L11)\n')
-    assert codes(p.root) == ["SC403"]
-    r = CliRunner().invoke(main, ["fix", str(p.root), "--diff"])
-    assert isinstance(r.exception, SystemExit), r.output
-    assert "not in git history" in r.output
+    expected = f"skillcite: error: {p.root / 'pyproject.toml'}: [tool.skillcite] evidence '../ev' points outside the package root; name a folder inside the package\n"
+    for command in (["check", str(p.root)], ["fix", str(p.root), "--diff"]):
+        r = CliRunner().invoke(main, command)
+        assert isinstance(r.exception, SystemExit) and r.exit_code == 2, r.output
+        assert r.output == expected
 
 
 def _deny(monkeypatch, fragment: str) -> None:

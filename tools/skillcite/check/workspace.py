@@ -28,6 +28,7 @@ from ..core.textio import (
     resolve,
     resolve_cache_clear,
 )
+from ..core.paths import unsafe_entry
 from .anchors import CacheLink
 from .document import Document, parse_document, select_cache_links
 from .evidence import Evidence
@@ -40,12 +41,15 @@ _DRIVE = re.compile(r"[A-Za-z]:[\\/]")
 T = TypeVar("T")
 
 
-def list_evidence(folder: Path, onerror: Callable[[OSError], None] | None = None) -> list[Path]:
+def list_evidence(
+    folder: Path, onerror: Callable[[OSError], None] | None = None, refuse: Callable[[Path], bool] | None = None
+) -> list[Path]:
     """Evidence files in ``folder`` at any depth, sorted: Markdown by any name, its README excepted.
 
     ``x.MD`` or ``x.markdown`` is evidence as much as ``x.md`` (docs/citations.md,
     What is checked): left out, it would never be validated, locked or refreshed.
-    ``onerror`` hears of folders that cannot be listed.
+    ``onerror`` hears of folders that cannot be listed; ``refuse`` may keep out
+    (and report) a file that leads outside the package or is a FIFO or device.
     """
     if not is_dir_safe(folder):
         return []
@@ -55,7 +59,10 @@ def list_evidence(folder: Path, onerror: Callable[[OSError], None] | None = None
         found.extend(
             Path(dirpath) / name
             for name in filenames
-            if is_markdown_name(name) and markdown_alias(name) not in EVIDENCE_EXEMPT and is_file_or_unreadable(Path(dirpath) / name)
+            if is_markdown_name(name)
+            and markdown_alias(name) not in EVIDENCE_EXEMPT
+            and not (refuse is not None and refuse(Path(dirpath) / name))
+            and is_file_or_unreadable(Path(dirpath) / name)
         )
     return sorted(found)
 
@@ -92,6 +99,9 @@ class Workspace:
         self._resolved: dict[tuple[str, str], tuple[Path | None, str | None]] = {}
         self._derived: dict[str, object] = {}
         self.unreadable: list[tuple[Path, str]] = []  # folders discovery could not list, and why
+        self.root_real = resolve(root)
+        # Paths found while walking that are never read: rel -> (code, message).
+        self._unsafe: dict[str, tuple[str, str]] = {}
 
     # -- paths -----------------------------------------------------------
     def rel(self, path: Path) -> str:
@@ -110,7 +120,10 @@ class Workspace:
         """Markdown documents to check, sorted: never inside an evidence folder, never a bundle.
 
         A folder that cannot be listed is recorded in :attr:`unreadable`
-        (reported as SC004), never skipped in silence.
+        (reported as SC004), never skipped in silence. A document or folder
+        that resolves outside the package, and a document that is a FIFO,
+        device or socket, is left out and kept for :meth:`unsafe_paths`:
+        nothing outside the root is read, nothing is opened that could block.
         """
         found: list[Path] = []
         for dirpath, dirnames, filenames in os.walk(self.root, onerror=self._unreadable):
@@ -120,13 +133,22 @@ class Workspace:
                 rel = self.rel(base / d)
                 if resolve(base / d) in self.evidence_dirs or self.config.is_excluded(rel + "/x"):
                     continue
+                if os.path.islink(base / d) and self._refused(base / d, rel):
+                    continue  # os.walk would not descend it; install would copy it
                 keep.append(d)
             dirnames[:] = keep
             for name in sorted(filenames):
                 rel = self.rel(base / name)
-                if self.config.is_document(rel) and not is_bundle(base / name):
+                if self.config.is_document(rel) and not is_bundle(base / name) and not self._refused(base / name, rel):
                     found.append(base / name)
         return sorted(found)
+
+    def _refused(self, path: Path, rel: str) -> bool:
+        """True (and remembered for SC603/SC604) when ``path`` must not be read."""
+        unsafe = unsafe_entry(path, self.root_real)
+        if unsafe is not None:
+            self._unsafe[rel] = unsafe
+        return unsafe is not None
 
     def evidence_files(self) -> list[Path]:
         """Evidence files in the evidence folders (any depth), sorted; a folder's README is not one.
@@ -135,13 +157,20 @@ class Workspace:
         """
 
         def compute() -> list[Path]:
-            return sorted({p for folder in self.evidence_dirs for p in list_evidence(folder, self._unreadable)})
+            refuse = lambda p: self._refused(p, self.rel(p))  # noqa: E731
+            return sorted({p for folder in self.evidence_dirs for p in list_evidence(folder, self._unreadable, refuse)})
 
         return self.derived("evidence_files", compute)
 
     def _unreadable(self, error: OSError) -> None:
         path = Path(error.filename) if error.filename else self.root
         self.unreadable.append((path, error.strerror or str(error)))
+
+    def unsafe_paths(self) -> dict[str, tuple[str, str]]:
+        """Documents, folders and evidence files that were not read: rel -> (code, message)."""
+        self.checked_documents()
+        self.evidence_files()
+        return dict(sorted(self._unsafe.items()))
 
     def checked_documents(self) -> list[Document]:
         """The documents the check covers (discovered and loaded once, in order)."""

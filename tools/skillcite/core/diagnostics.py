@@ -78,6 +78,8 @@ _ALL = [
         # Local links
         Code("SC601", _E, "local link to a missing file"),
         Code("SC602", _E, "link to a missing #fragment"),
+        Code("SC603", _E, "link or path leads outside the package"),
+        Code("SC604", _E, "FIFO, device or socket where a file should be"),
         # Claude Code plugin manifests
         Code("SC701", _E, "plugin manifest is not a JSON object"),
         Code("SC702", _E, "plugin manifest field missing or invalid"),

@@ -54,9 +54,12 @@ def read_regular(path: Path) -> bytes:
     its own) and again on the open descriptor, which is opened non-blocking
     so that a FIFO put there in between cannot hang the read.
     """
-    kind = special_file(path)
+    mode = path.stat().st_mode  # what cannot be inspected cannot be read: the OSError says why
+    kind = special_kind(mode)
     if kind is not None:
         raise SpecialFileError(path, kind)
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(21, "Is a directory", str(path))
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
     fd = os.open(path, flags)
     try:
