@@ -139,7 +139,7 @@ class Workspace:
             dirnames[:] = keep
             for name in sorted(filenames):
                 rel = self.rel(base / name)
-                if self.config.is_document(rel) and not is_bundle(base / name) and not self._refused(base / name, rel):
+                if self.config.is_document(rel) and not self._refused(base / name, rel) and not is_bundle(base / name):
                     found.append(base / name)
         return sorted(found)
 
