@@ -194,7 +194,7 @@ def test_no_cache_reads_and_writes_nothing(pkg: Package, cache_dir: Path, how: s
 
 
 def test_a_linked_folder_is_never_cached(pkg: Package, cache_dir: Path, tmp_path: Path) -> None:
-    elsewhere = tmp_path / "elsewhere"
+    elsewhere = pkg.root / "elsewhere"  # inside: a link out of the package is SC603 and never read
     elsewhere.mkdir()
     (elsewhere / "page.md").write_text("# Page\n")
     (pkg.root / "linked").symlink_to(elsewhere, target_is_directory=True)
@@ -207,31 +207,31 @@ def test_a_linked_folder_is_never_cached(pkg: Package, cache_dir: Path, tmp_path
     assert "SC602" in out
 
 
-def test_a_link_leaving_the_root_is_never_cached(pkg: Package, cache_dir: Path) -> None:
+def test_a_link_leaving_the_root_is_never_read_so_caching_cannot_go_stale(pkg: Package, cache_dir: Path) -> None:
+    # Issue 15: a link out of the package is SC603 and its target is never
+    # read, so the result cannot depend on it, cached or not.
     outside = pkg.root.parent / "outside.md"
     outside.write_text("# Outside\n")
     pkg.replace("SKILL.md", "[the notes](notes.md).", "[the notes](notes.md) and [a page](../outside.md).")
-    assert check(pkg.root, cache_dir)[0] == 0
-    assert served(pkg.root, cache_dir)["status"] is None
+    before = check(pkg.root, cache_dir)
+    assert before[0] == 1 and "SC603 link target '../outside.md' resolves outside the package" in before[1]
     outside.unlink()
     status, out, _ = check(pkg.root, cache_dir)
-    assert (status, out) == fresh(pkg.root, cache_dir)[:2]
-    assert "SC601" in out
+    assert (status, out) == fresh(pkg.root, cache_dir)[:2] == before[:2]
 
 
-def test_an_evidence_folder_outside_the_root_is_part_of_the_snapshot(tmp_path: Path, cache_dir: Path) -> None:
+def test_an_evidence_folder_outside_the_root_is_refused_and_never_served(tmp_path: Path, cache_dir: Path) -> None:
+    # Issue 15 section 2.3: `evidence = "../shared"` is a configuration error now.
     pkg = clean_package(tmp_path / "pkg")
     (tmp_path / "shared").mkdir()
     (pkg.root / "docs/evidence/src.md").rename(tmp_path / "shared/src.md")
     pkg.write("pyproject.toml", '[tool.skillcite]\nevidence = "../shared"\n')
     pkg.replace("SKILL.md", "docs/evidence/src.md", "../shared/src.md")
-    before = check(pkg.root, cache_dir)
-    assert before == fresh(pkg.root, cache_dir) and before[0] == 0
-    assert served(pkg.root, cache_dir)["status"] == 0
-    src = tmp_path / "shared/src.md"
-    src.write_text(src.read_text().replace("Everything else follows", "Everything else followz"))
-    after = check(pkg.root, cache_dir)
-    assert after == fresh(pkg.root, cache_dir) and after[0] == 1
+    for _ in range(2):  # a second run is no cached success either
+        status, out, err = check(pkg.root, cache_dir)
+        assert (status, out) == (2, "")
+        assert err == f"skillcite: error: {pkg.root / 'pyproject.toml'}: [tool.skillcite] evidence '../shared' points outside the package root; name a folder inside the package\n"
+    assert served(pkg.root, cache_dir)["status"] is None
 
 
 def test_python_m_skillcite_check_when_warm_imports_nothing_heavy(pkg: Package, cache_dir: Path) -> None:
