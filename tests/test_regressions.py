@@ -308,3 +308,14 @@ def test_fix_does_not_guess_which_anchor_a_quote_left(pkg: Package) -> None:
     plan = plan_fixes(pkg.root)
     assert "assume-bug L14)" in plan.fixed[(pkg.root / "SKILL.md").resolve()]
     assert plan.unresolved == []
+
+
+def test_a_blockquote_of_an_empty_heading_is_not_a_crash(tmp_path: Path) -> None:
+    # "> #" (found by the property test) raised IndexError: exit 3.
+    from conftest import clean_package
+
+    p = clean_package(tmp_path / "pkg")
+    p.write("notes.md", "# Notes\n\n> #\n\n> ## x\n")
+    assert [(d.code, d.line) for d in check(p.root).diagnostics] == []
+    p.write("SKILL.md", p.read("SKILL.md") + "\n> #\n> A saying.\n")
+    assert [d.code for d in check(p.root).diagnostics] == ["SC304"]

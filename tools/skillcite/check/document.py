@@ -494,7 +494,9 @@ class _Builder:
         if labels or lead_in:
             self.doc.quotes.extend(self.pieces(paragraphs, lead_in, line, col))
             self.doc.unverifiable.extend(hidden)
-        elif (paragraphs or hidden) and not (paragraphs and _ALERT.match(paragraphs[0].plain)):
+        elif (text.strip() or hidden) and not (paragraphs and _ALERT.match(paragraphs[0].plain)):
+            # A blockquote that shows no text at all ("> #", an empty
+            # heading) quotes nothing; one with text or hidden blocks does.
             shown = text if text.strip() else hidden[0].value
             self.doc.unsourced.append(Located(shown, line, col))
         return j + 1
