@@ -18,6 +18,7 @@ from typing import TypeVar, cast
 from urllib.parse import unquote
 
 from ..core.config import Config, is_markdown_name, load_config, markdown_alias
+from ..core.paths import unsafe_entry
 from ..core.textio import (
     InputError,
     TextFile,
@@ -28,7 +29,6 @@ from ..core.textio import (
     resolve,
     resolve_cache_clear,
 )
-from ..core.paths import unsafe_entry
 from .anchors import CacheLink
 from .document import Document, parse_document, select_cache_links
 from .evidence import Evidence

@@ -124,7 +124,10 @@ def package_root(root: Path | None) -> Path:
 @main.command(context_settings=CONTEXT)
 @click.argument("root", required=False, type=click.Path(path_type=Path))
 @click.option("--strict", is_flag=True, default=None, help="Treat warnings as errors (also: strict = true).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "github", "sarif"]), default="text", show_default=True, help="Output format (sarif: SARIF 2.1.0 for code scanning).")
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json", "github", "sarif"]), default="text", show_default=True,
+    help="Output format (sarif: SARIF 2.1.0 for code scanning).",
+)
 @click.option("--select", metavar="CODES", help="Only report these codes or prefixes (comma-separated, e.g. SC3,SC101).")
 @click.option("--ignore", metavar="CODES", help="Do not report these codes or prefixes.")
 @click.option("--baseline", type=click.Path(path_type=Path, dir_okay=False), help="Report only findings not accepted in this baseline file.")
