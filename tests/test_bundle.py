@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import Package, evidence_text, line_of
-from skillcite.dist.bundle import build_bundle, find_inline_links, verify_bundle
+from skillcite.deliver.bundle import build_bundle, find_inline_links, verify_bundle
 from skillcite.cli.app import main
 from skillcite.check.document import local_target, parse_document
 from skillcite.core.textio import TextFile, line_starts
@@ -384,7 +384,7 @@ def test_help_has_an_example() -> None:
 
 def test_importing_the_new_commands_skips_requests_and_trafilatura() -> None:
     code = (
-        "import sys, skillcite.dist.bundle, skillcite.dist.install, skillcite.cli.bundle, skillcite.cli.install\n"
+        "import sys, skillcite.deliver.bundle, skillcite.deliver.install, skillcite.cli.bundle, skillcite.cli.install\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('requests', 'trafilatura'))\n"
         "assert not bad, bad\n"
     )

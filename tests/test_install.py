@@ -13,12 +13,12 @@ import pytest
 import yaml
 from click.testing import CliRunner
 from conftest import Package, evidence_text, line_of
-from skillcite.dist import install as install_module
+from skillcite.deliver import install as install_module
 from skillcite.check import check
 from skillcite.cli.app import main
 from skillcite.core.config import Config
 from skillcite.check.document import local_target, parse_document
-from skillcite.dist.receipt import RECEIPT, digest, read_receipt
+from skillcite.deliver.receipt import RECEIPT, digest, read_receipt
 from skillcite.core.textio import read_text
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from conftest import Package, clean_package
 
 from skillcite.cli.app import main
-from skillcite.dist.receipt import RECEIPT
+from skillcite.deliver.receipt import RECEIPT
 
 
 @pytest.fixture(autouse=True)

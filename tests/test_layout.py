@@ -20,11 +20,11 @@ ALLOWED: dict[str, set[str]] = {
     "core": {"core"},
     "check": {"core", "check"},
     "repair": {"core", "check", "repair"},
-    "dist": {"core", "check", "dist"},
+    "deliver": {"core", "check", "deliver"},
     # adopt converts evidence and relocks it with repair's lock.
     "adopt": {"core", "check", "repair", "adopt"},
     "refresh": {"core", "check", "refresh"},
-    "cli": {"core", "check", "repair", "dist", "refresh", "adopt", "cli"},
+    "cli": {"core", "check", "repair", "deliver", "refresh", "adopt", "cli"},
 }
 THIRD_PARTY_ONLY_IN = {"click": {"cli"}, "requests": {"refresh"}, "trafilatura": {"refresh"}}
 
@@ -36,10 +36,10 @@ def _layer(path: Path) -> str:
     return rel[0] if len(rel) > 1 else "core"
 
 
-def _imports(path: Path) -> list[tuple[int, str]]:
+def _imports(path: Path, package_dir: Path = PACKAGE) -> list[tuple[int, str]]:
     """``(line, absolute module)`` of every import in ``path``, including ones inside functions."""
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-    package = ["skillcite", *path.relative_to(PACKAGE).parent.parts]
+    package = ["skillcite", *path.relative_to(package_dir).parent.parts]
     out: list[tuple[int, str]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -82,13 +82,96 @@ def test_imports_follow_the_layers(path: Path) -> None:
 
 def test_the_layer_test_sees_a_violation(tmp_path: Path) -> None:
     """The parser above resolves relative imports: a library module importing the CLI is caught."""
-    fake = PACKAGE / "dist" / "__layer_probe__.py"
-    fake.write_text("from ..cli.app import fail\nimport click\n", encoding="utf-8")
-    try:
-        found = _imports(fake)
-    finally:
-        fake.unlink()
-    assert found == [(1, "skillcite.cli.app"), (2, "click")]
+    fake = tmp_path / "skillcite" / "deliver" / "probe.py"  # never written into the package: other tests hash its files
+    fake.parent.mkdir(parents=True)
+    fake.write_text("from ..cli.app import fail\nimport click\nfrom . import bundle\n", encoding="utf-8")
+    found = _imports(fake, package_dir=tmp_path / "skillcite")
+    assert found == [(1, "skillcite.cli.app"), (2, "click"), (3, "skillcite.deliver.bundle")]
+
+
+def _module_name(path: Path, package_dir: Path = PACKAGE) -> str:
+    parts = ["skillcite", *path.relative_to(package_dir).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _import_graph(package_dir: Path = PACKAGE) -> dict[str, set[str]]:
+    """``module -> the package's modules it imports``, at module level or inside functions."""
+    modules = {_module_name(p, package_dir): p for p in sorted(package_dir.rglob("*.py"))}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets = set()
+        for _, module in _imports(path, package_dir):
+            while module and module not in modules:  # ``from .x import name``: the module is x
+                module = module.rpartition(".")[0]
+            if module and module != name:
+                targets.add(module)
+        graph[name] = targets
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(found)
+
+
+def test_no_import_cycles() -> None:
+    """Each layer's modules form a tree: no module imports one that imports it back, even inside a function."""
+    assert _cycles(_import_graph()) == []
+
+
+def test_the_cycle_test_sees_a_cycle(tmp_path: Path) -> None:
+    pkg = tmp_path / "skillcite"
+    (pkg / "check").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("", encoding="utf-8")
+    (pkg / "check" / "__init__.py").write_text("", encoding="utf-8")
+    (pkg / "check" / "a.py").write_text("from .b import x\n", encoding="utf-8")
+    (pkg / "check" / "b.py").write_text("def f():\n    from . import c\n", encoding="utf-8")
+    (pkg / "check" / "c.py").write_text("from .a import y\n", encoding="utf-8")
+    (pkg / "check" / "d.py").write_text("from . import a\n", encoding="utf-8")
+    assert _cycles(_import_graph(pkg)) == [["skillcite.check.a", "skillcite.check.b", "skillcite.check.c"]]
+
+
+def test_no_module_is_hidden_by_an_ignore_rule() -> None:
+    """A module git ignores is silently left out of every commit (``dist/`` once hid a subpackage)."""
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("needs git and a checkout")
+    paths = [p.relative_to(ROOT).as_posix() for p in _sources()]
+    out = subprocess.run(["git", "check-ignore", "--no-index", "--stdin"], input="\n".join(paths), cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode in (0, 1), out.stderr
+    assert out.stdout.split() == []
 
 
 def test_every_code_is_emitted_by_exactly_one_rule() -> None:

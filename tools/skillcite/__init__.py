@@ -1,7 +1,7 @@
 """skillcite: verify that every quotation in a skill package matches its cached evidence.
 
 Layers, each importing only those before it: ``core`` (text I/O, configuration,
-diagnostics) <- ``check`` (parsing, matching, rules) <- ``repair``, ``dist``,
+diagnostics) <- ``check`` (parsing, matching, rules) <- ``repair``, ``deliver``,
 ``refresh`` <- ``cli``. The library entry point is ``skillcite.check.check``.
 
 The names below are imported on first use, so that a warm ``check`` served

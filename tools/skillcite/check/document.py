@@ -25,7 +25,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 
 from ..core.textio import TextFile
 from .anchors import CacheLink, find_links
-from .evidence import parse_yaml
+from .yamltext import parse_yaml
 
 CODE = "\ue001"  # masks code characters in the scan text so they never delimit a quote
 IsCache = Callable[[str, str], bool]  # (link text, target) -> is it a cache link?

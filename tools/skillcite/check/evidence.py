@@ -9,12 +9,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ..core.frontmatter import FENCE, closing_fence, key_lines, top_key
 from ..core.textio import InputError, TextFile, read_text
 from .markup import markup_offsets
 from .normalize import Normalized, normalize
+from .yamltext import YamlResult, parse_yaml
 
 REQUIRED_KEYS = ("source", "title", "author", "retrieved", "kind", "license", "sha256")
 NO_FRONT_MATTER = (
@@ -26,113 +25,7 @@ KINDS = ("excerpt", "transcript", "notes")
 _SHA = re.compile(r"[0-9a-f]{64}")
 
 
-MAX_YAML_DEPTH = 64  # deeper front matter is refused: libyaml's C composer recurses per level
-_NESTING_MARKS = "[{-?:"  # every level of YAML nesting needs one of these characters
 LOCK_EXEMPT_KEYS = ("sha256", "checked", "upstream_sha256")  # the lock itself, and refresh's old records
-
-
-class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """The safe loader (libyaml's C parser when present), noting duplicate keys.
-
-    PyYAML silently keeps the last of two equal keys, so ``kind: notes`` then
-    ``kind: excerpt`` would read as an excerpt; each repeat is recorded in
-    :attr:`duplicates` as ``(key, line, first_line)`` (0-based lines of the
-    YAML text). Timestamps that are not real dates or times (``2026-02-30``,
-    ``T25:00``) are YAML errors at their line, never a ``ValueError``.
-    """
-
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self.duplicates: list[tuple[str, int, int]] = []
-
-    def construct_mapping(self, node, deep=False):  # type: ignore[no-untyped-def]
-        seen: dict[object, int] = {}
-        for key_node, _ in node.value:
-            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
-                continue
-            key = self.construct_object(key_node)
-            try:
-                if key in seen:
-                    self.duplicates.append((str(key), key_node.start_mark.line, seen[key]))
-                else:
-                    seen[key] = key_node.start_mark.line
-            except TypeError:  # an unhashable key: the base class reports it
-                continue
-        return super().construct_mapping(node, deep)
-
-    def construct_yaml_timestamp(self, node):  # type: ignore[no-untyped-def]
-        try:
-            return super().construct_yaml_timestamp(node)
-        except (ValueError, OverflowError) as exc:
-            raise yaml.constructor.ConstructorError(None, None, f"{node.value!r} is not a valid date or time ({exc})", node.start_mark) from None
-
-
-_Loader.add_constructor("tag:yaml.org,2002:timestamp", _Loader.construct_yaml_timestamp)
-
-
-@dataclass(slots=True)
-class YamlResult:
-    """A loaded YAML text: its data, or why it could not be read, and its repeated keys."""
-
-    data: object = None
-    error: str | None = None
-    error_line: int | None = None  # 0-based line of the YAML text, when known
-    duplicates: list[tuple[str, int, int]] = field(default_factory=list)
-
-
-def _depth_problem(text: str) -> YamlResult | None:
-    """A :class:`YamlResult` error when ``text`` nests deeper than :data:`MAX_YAML_DEPTH`.
-
-    Counting nesting characters bounds the depth cheaply; only text with
-    many of them is walked event by event (libyaml's parser keeps its own
-    stack, so the walk cannot overflow the C stack as composing would).
-    """
-    if sum(text.count(ch) for ch in _NESTING_MARKS) < MAX_YAML_DEPTH:
-        return None
-    depth = 0
-    try:
-        for event in yaml.parse(text, Loader=_Loader):
-            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
-                depth += 1
-                if depth > MAX_YAML_DEPTH:
-                    line = event.start_mark.line if event.start_mark else None
-                    return YamlResult(error=f"nesting deeper than {MAX_YAML_DEPTH} levels", error_line=line)
-            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
-                depth -= 1
-    except yaml.YAMLError:
-        return None  # the load below reports it, with its line
-    return None
-
-
-def parse_yaml(text: str) -> YamlResult:
-    """Safely load YAML text; every problem is returned, never raised.
-
-    Problems: invalid YAML, a date or time out of range, nesting deeper than
-    :data:`MAX_YAML_DEPTH`. Duplicate keys are listed in the result.
-    """
-    problem = _depth_problem(text)
-    if problem is not None:
-        return problem
-    loader = _Loader(text)
-    try:
-        data = loader.get_single_data()
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        return YamlResult(error=reason, error_line=mark.line if mark is not None else None)
-    except RecursionError:  # the pure-Python loader, without libyaml
-        return YamlResult(error=f"nesting deeper than {MAX_YAML_DEPTH} levels")
-    finally:
-        loader.dispose()
-    return YamlResult(data, duplicates=loader.duplicates)
-
-
-def load_yaml(text: str):  # type: ignore[no-untyped-def]
-    """Safe YAML load (see :func:`parse_yaml`); raises :class:`yaml.YAMLError` on a problem."""
-    result = parse_yaml(text)
-    if result.error is not None:
-        raise yaml.YAMLError(result.error)
-    return result.data
 
 
 @dataclass(slots=True)

@@ -116,7 +116,7 @@ def main() -> None:
 
 def package_root(root: Path | None) -> Path:
     """``root`` as given, or the root found from the current folder (said on stderr when elsewhere)."""
-    from .fast import package_root as find
+    from .checkrun import package_root as find
 
     return find(root, lambda note: click.echo(note, err=True))
 
@@ -156,7 +156,7 @@ def check(
     from ..check.resultcache import check_summary, store_output
     from ..check.selection import apply, policy
     from ..core.config import load_config
-    from .fast import output_options, render_check
+    from .checkrun import output_options, render_check
 
     root = package_root(root)
     config = load_config(root) if root.is_dir() else None

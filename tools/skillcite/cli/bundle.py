@@ -1,4 +1,4 @@
-"""``skillcite bundle``: the click command over :mod:`skillcite.dist.bundle`."""
+"""``skillcite bundle``: the click command over :mod:`skillcite.deliver.bundle`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..core.textio import atomic_write
-from ..dist.bundle import BundleError, build_bundle
+from ..deliver.bundle import BundleError, build_bundle
 from .app import CONTEXT, fail
 
 

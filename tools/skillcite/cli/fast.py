@@ -14,13 +14,9 @@ whole work and reports problems.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from ..check.summary import Summary
-    from ..core.config import Config
+from .checkrun import output_options, package_root, render_check
 
 FORMATS = ("text", "json", "github")
 _VALUED = {"--format": "fmt", "--select": "select", "--ignore": "ignore", "--baseline": "baseline"}
@@ -111,56 +107,3 @@ def _from_summary(root: Path, options: dict[str, str | bool | None]) -> tuple[st
     text, status, baseline = render_check(root, config, summary, options)
     resultcache.store_output(root, config, options, tree, baseline, text, status)
     return text, status
-
-
-def output_options(parsed: dict[str, str | bool]) -> dict[str, str | bool | None]:
-    """The reporting options of a ``check`` command line, spelled one way (a key of the output cache)."""
-    baseline = parsed.get("baseline")
-    return {
-        "fmt": str(parsed.get("fmt", "text")),
-        "strict": bool(parsed.get("strict")),
-        "select": _text(parsed.get("select")),
-        "ignore": _text(parsed.get("ignore")),
-        "baseline": str(Path(baseline)) if isinstance(baseline, str) else None,
-    }
-
-
-def package_root(root: Path | None, say: Callable[[str], None]) -> Path:
-    """``root`` as given, or the root found from the current folder (said through ``say`` when elsewhere)."""
-    if root is not None:
-        return root
-    from ..core.config import find_root
-
-    found, why = find_root(Path.cwd())
-    if found != Path.cwd().resolve():
-        say(f"skillcite: root {found} ({why})")
-    return found
-
-
-def render_check(root: Path, config: Config, summary: Summary, options: dict[str, str | bool | None]) -> tuple[str, int, Path | None]:
-    """What ``check`` prints for ``summary`` under the reporting options, its exit status, and the baseline file used.
-
-    Raises :class:`~skillcite.core.errors.UsageError` for codes that match
-    nothing and :class:`~skillcite.core.textio.InputError` for a bad baseline.
-    """
-    from ..check.output import RENDERERS
-    from ..check.selection import apply, policy
-    from ..core.diagnostics import Severity
-
-    baseline = options.get("baseline")
-    chosen = policy(
-        root,
-        config,
-        select=_text(options.get("select")),
-        ignore=_text(options.get("ignore")),
-        strict=bool(options.get("strict")),
-        baseline=Path(baseline) if isinstance(baseline, str) else None,
-    )
-    diagnostics, accepted = apply(summary.diagnostics, chosen)
-    summary.accepted = accepted
-    text = RENDERERS[str(options.get("fmt", "text"))](summary, diagnostics)
-    return text, 1 if any(d.severity is Severity.ERROR for d in diagnostics) else 0, chosen.baseline
-
-
-def _text(value: object) -> str | None:
-    return value if isinstance(value, str) else None

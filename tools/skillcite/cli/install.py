@@ -1,4 +1,4 @@
-"""``skillcite install`` and ``skillcite uninstall``: click commands over :mod:`skillcite.dist`."""
+"""``skillcite install`` and ``skillcite uninstall``: click commands over :mod:`skillcite.deliver`."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from ..dist.install import AGENT_FOLDERS, check_destination, install_plan, plan_install, skills_folder, verify_tree, write_tree
-from ..dist.uninstall import package_name, plan_removal, remove_folder
+from ..deliver.install import AGENT_FOLDERS, check_destination, install_plan, plan_install, skills_folder, verify_tree, write_tree
+from ..deliver.uninstall import package_name, plan_removal, remove_folder
 from .app import CONTEXT, fail
 
 SCOPE = click.option("--scope", type=click.Choice(["user", "project"]), default="user", show_default=True, help="Your home folder, or the current folder.")

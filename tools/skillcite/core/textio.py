@@ -10,6 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from .errors import InputError
+from .regular import read_regular
 
 BOM = "\ufeff"
 
@@ -129,8 +130,6 @@ def decode(data: bytes, path: Path) -> tuple[str, bool]:
 
 def read_text(path: Path) -> TextFile:
     """Read and decode a text file, or raise :class:`InputError`."""
-    from .paths import read_regular  # paths builds on this module
-
     try:
         data = read_regular(path)  # a FIFO or a device is refused, never opened blocking
     except FileNotFoundError:

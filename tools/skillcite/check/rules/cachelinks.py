@@ -9,7 +9,7 @@ from ...core.diagnostics import Diagnostic
 from ..anchors import CacheLink
 from ..document import Document
 from ..workspace import Workspace, position
-from . import Rule
+from .base import Rule
 
 _ITEM_END = re.compile(r"[,;)\n]")
 

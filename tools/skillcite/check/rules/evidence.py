@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from ...core.diagnostics import Diagnostic
 from ..workspace import Workspace
-from . import Rule
+from .base import Rule
 
 
 def evidence(ws: Workspace) -> Iterator[Diagnostic]:

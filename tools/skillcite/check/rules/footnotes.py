@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from ...core.diagnostics import Diagnostic
 from ..document import Document, FootnoteDef
 from ..workspace import Workspace
-from . import Rule
+from .base import Rule
 
 
 def first_definitions(doc: Document) -> dict[str, FootnoteDef]:

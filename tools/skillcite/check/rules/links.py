@@ -11,7 +11,7 @@ from ...core.textio import InputError, exists_or_unreadable, is_dir_safe
 from ..anchors import is_line_fragment
 from ..document import Document, local_target
 from ..workspace import Workspace
-from . import Rule
+from .base import Rule
 
 
 def links(ws: Workspace) -> Iterator[Diagnostic]:

@@ -20,7 +20,7 @@ from typing import Any
 from ...core.config import load_project
 from ...core.diagnostics import Diagnostic
 from ..workspace import Workspace
-from . import Rule
+from .base import Rule
 from .skills import KEBAB
 
 PLUGIN = ".claude-plugin/plugin.json"

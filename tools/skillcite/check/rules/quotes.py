@@ -13,7 +13,7 @@ from ..document import Document, FootnoteDef, Quote
 from ..matching import Match, locate
 from ..report import QuoteOutcome
 from ..workspace import Workspace
-from . import Rule
+from .base import Rule
 from .footnotes import first_definitions
 
 

@@ -10,7 +10,7 @@ from ...core.diagnostics import Diagnostic
 from ...core.frontmatter import closing_fence, key_lines
 from ..document import Document
 from ..workspace import Workspace
-from . import Rule
+from .base import Rule
 
 ALLOWED_KEYS = {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
 Finding = tuple[str, int, int, str, str]  # code, line, column, message, subject

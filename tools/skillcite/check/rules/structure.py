@@ -8,7 +8,7 @@ from pathlib import Path
 from ...core.diagnostics import Diagnostic
 from ..document import Document
 from ..workspace import Workspace
-from . import Rule
+from .base import Rule
 
 
 def _line_text(doc: Document, line: int) -> str:

@@ -8,7 +8,7 @@ from functools import partial
 from ...core.diagnostics import Diagnostic
 from ..suppress import find_suppressions
 from ..workspace import Workspace
-from . import Rule
+from .base import Rule
 
 
 def suppressions(ws: Workspace) -> Iterator[Diagnostic]:

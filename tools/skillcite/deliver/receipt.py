@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import __version__
-from ..core.paths import read_regular
+from ..core.regular import read_regular
 
 RECEIPT = ".skillcite-install.json"
 FORMAT = 1

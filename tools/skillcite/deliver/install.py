@@ -41,7 +41,8 @@ from ..check.workspace import Workspace
 from ..core.config import Config, is_markdown_name, load_config, load_project, sub_skill_folders
 from ..core.edits import Edit, apply_edits
 from ..core.frontmatter import set_key
-from ..core.paths import read_regular, unsafe_entry, unsafe_link
+from ..core.paths import unsafe_entry, unsafe_link
+from ..core.regular import read_regular
 from ..core.textio import BOM, InputError, TextFile, exists_or_unreadable, is_dir_safe, read_text, resolve
 from .receipt import RECEIPT, FolderState, Receipt, digest, inspect_folder
 
