@@ -14,13 +14,12 @@ import re
 import shlex
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import clean_package
+from venvs import build_backend_problem, make_venv
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs/adopting.md"
@@ -91,18 +90,16 @@ def test_the_documented_install_works_at_the_pinned_commit(tmp_path: Path) -> No
         pytest.fail(f"{sha} is not in this repository's history")
     clone = tmp_path / "clone"
     assert _run(["git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(clone)]).returncode == 0
-    venv = tmp_path / "venv"
-    if _run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)]).returncode != 0:
-        pytest.skip("cannot create a virtual environment here")
-    python = venv / "bin/python"
-    env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PYTHONPATH": "", "PYTHONNOUSERSITE": "1"}
+    problem = build_backend_problem()
+    assert problem is None, problem
+    venv = make_venv(tmp_path / "venv")
+    env = venv.env
     words = install_command()
     words[2] = words[2].replace(URL, clone.as_uri())  # the only change: where the repository is
-    # This interpreter's pip installs into the venv, offline: the system
-    # site-packages already hold the dependencies.
-    done = _run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-index", "--no-build-isolation", *words[2:]], env=env)
+    # Offline, built with the test environment's setuptools (tests/venvs.py).
+    done = venv.pip_install(*words[2:])
     assert done.returncode == 0, done.stderr
-    skillcite = venv / "bin/skillcite"
+    skillcite = venv.bindir / "skillcite"
     version = _run([str(skillcite), "--version"], env=env)
     assert version.returncode == 0 and version.stdout.startswith("skillcite, version "), version.stdout + version.stderr
     pkg = clean_package(tmp_path / "pkg")

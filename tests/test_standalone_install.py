@@ -2,24 +2,21 @@
 
 The repository is cloned for real (its committed state), then pip installs
 the ``skillcite`` distribution from ``git+file://`` into a fresh virtual
-environment. The environment sees the system site-packages, so the
-dependencies are already there and nothing is downloaded (``--no-index``);
-the build uses the installed setuptools (``--no-build-isolation``). The
-test is skipped, with the reason, where git, setuptools or a virtual
-environment is not available.
+environment (tests/venvs.py: it sees the test environment's packages, never
+the base interpreter's), offline and built with the test environment's
+setuptools. Skipped, with the reason, where git is not available or the
+checkout is not a git repository.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import clean_package
+from venvs import build_backend_problem, make_venv
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -33,29 +30,15 @@ def _run(args: list[str], cwd: Path | None = None, env: dict[str, str] | None = 
 def test_skillcite_installs_alone_from_a_git_url(tmp_path: Path) -> None:
     if _run(["git", "-C", str(ROOT), "rev-parse", "--git-dir"]).returncode != 0:
         pytest.skip("this copy of the repository is not a git checkout")
-    try:
-        import setuptools  # noqa: F401  (the build backend, used without isolation)
-    except ImportError:
-        pytest.skip("setuptools is not installed: pip cannot build skillcite offline")
+    problem = build_backend_problem()
+    assert problem is None, problem
     clone = tmp_path / "clone"
     done = _run(["git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(clone)])
     assert done.returncode == 0, done.stderr
 
-    venv = tmp_path / "venv"
-    # Without a pip of its own: the venv's bundled setuptools may predate
-    # bdist_wheel; this interpreter's pip installs into it (``--python``)
-    # and builds with the setuptools both see.
-    done = _run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)])
-    if done.returncode != 0:
-        pytest.skip(f"cannot create a virtual environment here: {done.stderr.strip()[:200]}")
-    bindir = venv / ("Scripts" if os.name == "nt" else "bin")
-    python = bindir / "python"
-    env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PYTHONPATH": "", "PYTHONNOUSERSITE": "1"}
-    url = f"git+{clone.as_uri()}#subdirectory=tools"
-    pip = [sys.executable, "-m", "pip", "--python", str(python)]
-    done = _run([*pip, "install", "--quiet", "--no-index", "--no-build-isolation", url], env=env)
-    if done.returncode != 0 and ("No matching distribution" in done.stderr or "Could not find a version" in done.stderr):
-        pytest.skip(f"pip cannot build offline here: {done.stderr.strip().splitlines()[-1]}")
+    venv = make_venv(tmp_path / "venv")
+    bindir, python, env = venv.bindir, venv.python, venv.env
+    done = venv.pip_install(f"git+{clone.as_uri()}#subdirectory=tools")
     assert done.returncode == 0, done.stderr
 
     # The distribution is skillcite, not ml-debug, and its code is the venv's copy.
@@ -63,7 +46,7 @@ def test_skillcite_installs_alone_from_a_git_url(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     dist_version, code_version, where = done.stdout.split()
     assert dist_version == code_version
-    assert Path(where).resolve().is_relative_to(venv.resolve())
+    assert Path(where).resolve().is_relative_to(venv.root.resolve())
 
     skillcite = bindir / "skillcite"
     done = _run([str(skillcite), "--version"], env=env)
