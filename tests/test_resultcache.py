@@ -268,3 +268,34 @@ def test_a_setting_in_pyproject_changes_the_printed_result(pkg: Package, cache_d
     after = check(pkg.root, cache_dir)
     assert after == fresh(pkg.root, cache_dir) and after != before
     assert "SC601" not in after[1] and "SC102" in after[1]
+
+
+def test_the_key_does_not_depend_on_the_moment_of_the_lookup(pkg: Package, cache_dir: Path) -> None:
+    """The race behind a flaky test: a file written just before a check was hashed into the key while
+    "racy" and not a few seconds later, so the stored result was never found again."""
+    import time
+
+    from skillcite.check import resultcache
+    from skillcite.core.config import load_config
+
+    pkg.write("scripts/run.py", "print('hi')\n")
+    config = load_config(pkg.root)
+    now = time.time()
+    early = resultcache.snapshot(pkg.root, config, now)
+    late = resultcache.snapshot(pkg.root, config, now + resultcache.RACY_SECONDS + 1)
+    assert early.digest == late.digest
+    assert [os.path.basename(path) for path, _ in early.racy] == ["run.py"]  # verified by content on a hit
+    assert late.racy == ()
+
+
+def test_a_racy_file_is_verified_by_content_before_an_entry_is_served(pkg: Package) -> None:
+    from skillcite.check import resultcache
+
+    path = pkg.root / "scripts" / "run.py"
+    pkg.write("scripts/run.py", "print('hi')\n")
+    recorded = resultcache.Tree("digest", ((str(path), resultcache._content_digest(str(path)).hex()),)).racy_data()
+    assert resultcache.still_same(recorded) is True
+    pkg.write("scripts/run.py", "print('ho')\n")  # same size: times alone may not tell on a coarse clock
+    assert resultcache.still_same(recorded) is False
+    assert resultcache.still_same("not a list") is False
+    assert resultcache.still_same([]) is True

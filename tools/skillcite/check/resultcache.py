@@ -13,12 +13,17 @@ of them, computed *before* the check reads anything:
   under each evidence folder outside it, each entry's name and type, and for
   each file its size, mode, modification and change times and inode; the
   content (SHA-256) of every file the check may read as text (Markdown,
-  TOML, JSON, YAML) and of any file changed in the last seconds, whose times
-  could not tell a second edit from the first. Only the folders of version
-  control (``.git``, ``.hg``, ``.svn``) are left out: the check never reads them.
+  TOML, JSON, YAML). Only the folders of version control (``.git``, ``.hg``,
+  ``.svn``) are left out: the check never reads them.
 
 Any change to any of these is a different key, so a stale result is never
-served; nothing is compared to decide a hit but the key. The snapshot is
+served. One more thing is compared on a hit, as git does for "racily clean"
+files: another file changed in the seconds before the snapshot has times
+that could not tell a second edit from the first, so its content digest is
+stored with the entry and checked again before the entry is served. It is
+not part of the key, which therefore does not depend on the moment of the
+lookup (a key that did was found different a few seconds later, and a
+fresh result went unserved). The snapshot is
 taken again after the check, and the result stored only if nothing changed
 while it ran. A result is not stored when the check may have read something
 the snapshot does not cover:
@@ -38,6 +43,7 @@ import json
 import os
 import stat
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
@@ -49,12 +55,12 @@ if TYPE_CHECKING:  # imported on use: a warm check loads neither configuration n
     from .report import Report
     from .summary import Summary
 
-FORMAT = "skillcite-result-1"
+FORMAT = "skillcite-result-2"
 VCS_FOLDERS = frozenset({".git", ".hg", ".svn"})  # never read by the check, and busy
 # Files the check may read as text (Markdown under any of its names,
 # configuration, manifests): their content is hashed, not only their times.
 READ_SUFFIXES = (".md", ".markdown", ".mdx", ".toml", ".json", ".yaml", ".yml")
-RACY_SECONDS = 3.0  # a file changed this recently is hashed: its times may not show a second edit
+RACY_SECONDS = 3.0  # a file changed this recently is verified by content: its times may not show a second edit
 _CHUNK = 1 << 20
 
 
@@ -62,12 +68,37 @@ class Uncacheable(Exception):
     """The tree holds something a snapshot cannot vouch for (a linked folder)."""
 
 
-def snapshot(root: Path, config: Config, now: float | None = None) -> str:
-    """A digest of every file and folder the check of ``root`` may read (see the module).
+@dataclass(frozen=True, slots=True)
+class Tree:
+    """The state of a tree: the digest that keys entries, and the racy files to verify on a hit."""
+
+    digest: str
+    racy: tuple[tuple[str, str], ...] = ()  # (absolute path, SHA-256 hex of its content)
+
+    def racy_data(self) -> list[list[str]]:
+        """:attr:`racy` as JSON data, stored with an entry."""
+        return [list(pair) for pair in self.racy]
+
+
+def still_same(racy: object) -> bool:
+    """Whether every racy file recorded with an entry (see :meth:`Tree.racy_data`) still has that content."""
+    if not isinstance(racy, list):
+        return False
+    for pair in racy:
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, str) for v in pair)):
+            return False
+        if _content_digest(pair[0]).hex() != pair[1]:
+            return False
+    return True
+
+
+def snapshot(root: Path, config: Config, now: float | None = None) -> Tree:
+    """The state of every file and folder the check of ``root`` may read (see the module).
 
     Files changed less than :data:`RACY_SECONDS` before ``now`` (default:
-    the present) are hashed whatever their name. Raises :class:`Uncacheable`
-    when the tree links to a folder elsewhere.
+    the present) whose content the digest does not cover are listed with
+    their content digests. Raises :class:`Uncacheable` when the tree links
+    to a folder elsewhere.
     """
     return snapshot_of(root, outside_folders(root, config), now)
 
@@ -79,22 +110,23 @@ def outside_folders(root: Path, config: Config) -> list[str]:
     return [path for path in paths if not _inside(path, top)]
 
 
-def snapshot_of(root: Path, outside: list[str], now: float | None = None) -> str:
+def snapshot_of(root: Path, outside: list[str], now: float | None = None) -> Tree:
     """:func:`snapshot` of ``root`` and the folders ``outside`` it."""
     h = hashlib.sha256(FORMAT.encode())
     now = time.time() if now is None else now
     skip = _cache_folder()
+    racy: list[tuple[str, str]] = []
     for top in [os.path.abspath(root), *outside]:
-        _walk(top, h, now, skip)
-    return h.hexdigest()
+        _walk(top, h, now, skip, racy)
+    return Tree(h.hexdigest(), tuple(racy))
 
 
 def _cache_folder() -> str:
     return os.path.abspath(cache.cache_dir())
 
 
-def _walk(top: str, h: hashlib._Hash, now: float, skip: str) -> None:
-    """Feed ``h`` with the state of the tree under ``top`` (sorted, symlinks not followed)."""
+def _walk(top: str, h: hashlib._Hash, now: float, skip: str, racy: list[tuple[str, str]]) -> None:
+    """Feed ``h`` with the state of the tree under ``top`` (sorted, symlinks not followed); list racy files in ``racy``."""
     stack = [top]
     while stack:
         folder = stack.pop()
@@ -128,10 +160,10 @@ def _walk(top: str, h: hashlib._Hash, now: float, skip: str) -> None:
                     subfolders.append(entry.path)
             elif stat.S_ISREG(st.st_mode):
                 h.update(f"f{st.st_size} {st.st_mode} {st.st_mtime_ns} {st.st_ctime_ns} {st.st_ino} {st.st_dev}".encode())
-                name = entry.name.lower()
-                racy = now - max(st.st_mtime_ns, st.st_ctime_ns) / 1e9 < RACY_SECONDS
-                if racy or name.endswith(READ_SUFFIXES):
+                if entry.name.lower().endswith(READ_SUFFIXES):
                     h.update(_content_digest(entry.path))
+                elif now - max(st.st_mtime_ns, st.st_ctime_ns) / 1e9 < RACY_SECONDS:
+                    racy.append((entry.path, _content_digest(entry.path).hex()))
             else:  # a fifo, socket or device: never read, only its kind counts
                 h.update(f"o{st.st_mode}".encode())
         stack.extend(reversed(subfolders))
@@ -152,12 +184,12 @@ def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-def key(root: Path, config: Config, tree: str) -> str:
+def key(root: Path, config: Config, tree: Tree) -> str:
     """The entry name for a check of ``root`` with ``config`` over the tree state ``tree``."""
     import dataclasses
 
     settings = json.dumps(dataclasses.asdict(config), sort_keys=True, default=str)
-    return cache.key("result", FORMAT, *_place(root), settings, tree)
+    return cache.key("result", FORMAT, *_place(root), settings, tree.digest)
 
 
 def _place(root: Path) -> tuple[str, ...]:
@@ -171,17 +203,17 @@ def load(name: str, root: Path) -> Summary | None:
     from .summary import Summary
 
     data = cache.load(name)
-    if not isinstance(data, dict):
+    if not isinstance(data, dict) or not still_same(data.get("racy")):
         return None
     try:
-        return Summary.from_data(root, data)
+        return Summary.from_data(root, data["summary"])
     except (KeyError, TypeError, ValueError):
         return None
 
 
-def store(name: str, summary: Summary) -> None:
+def store(name: str, summary: Summary, tree: Tree) -> None:
     """Keep ``summary`` under ``name`` (failures are ignored: the cache is an optimization)."""
-    cache.store(name, summary.to_data())
+    cache.store(name, {"summary": summary.to_data(), "racy": tree.racy_data()})
 
 
 # -- printed output, for the entry point's warm path ------------------------------
@@ -194,8 +226,8 @@ def _setup_name(root: Path, options: dict[str, Any]) -> str:
     return cache.key("output-setup", FORMAT, *_place(root), wanted, _file_digest(os.path.join(root, "pyproject.toml")))
 
 
-def _output_name(setup: str, tree: str, baseline: str | None) -> str:
-    return cache.key("output", setup, tree, "none" if baseline is None else _file_digest(baseline))
+def _output_name(setup: str, tree: Tree, baseline: str | None) -> str:
+    return cache.key("output", setup, tree.digest, "none" if baseline is None else _file_digest(baseline))
 
 
 def _file_digest(path: str) -> bytes:
@@ -225,7 +257,7 @@ def cached_output(root: Path, options: dict[str, Any]) -> tuple[str, int] | None
     except (Uncacheable, OSError, RecursionError):
         return None
     found = cache.load(_output_name(setup_name, tree, baseline))
-    if not isinstance(found, dict):
+    if not isinstance(found, dict) or not still_same(found.get("racy")):
         return None
     text, status = found.get("text"), found.get("status")
     if not isinstance(text, str) or type(status) is not int:
@@ -233,12 +265,12 @@ def cached_output(root: Path, options: dict[str, Any]) -> tuple[str, int] | None
     return text, status
 
 
-def store_output(root: Path, config: Config, options: dict[str, Any], tree: str, baseline: Path | None, text: str, status: int) -> None:
+def store_output(root: Path, config: Config, options: dict[str, Any], tree: Tree, baseline: Path | None, text: str, status: int) -> None:
     """Remember what ``check`` printed for ``options`` over the tree state ``tree`` (see :func:`cached_output`)."""
     setup_name = _setup_name(root, options)
     chosen = None if baseline is None else os.fspath(baseline)
     cache.store(setup_name, {"outside": outside_folders(root, config), "baseline": chosen})
-    cache.store(_output_name(setup_name, tree, chosen), {"text": text, "status": status})
+    cache.store(_output_name(setup_name, tree, chosen), {"text": text, "status": status, "racy": tree.racy_data()})
 
 
 def covered(report: Report, config: Config) -> bool:
@@ -274,7 +306,7 @@ def covered(report: Report, config: Config) -> bool:
     return True
 
 
-def check_summary(root: Path, config: Config, use_cache: bool) -> tuple[Summary, str | None]:
+def check_summary(root: Path, config: Config, use_cache: bool) -> tuple[Summary, Tree | None]:
     """The summary of a check of ``root``, and the snapshot it holds for (None: not cacheable).
 
     From the result cache when the inputs are unchanged. With ``use_cache``
@@ -296,13 +328,13 @@ def check_summary(root: Path, config: Config, use_cache: bool) -> tuple[Summary,
     summary = Summary.of(report)
     # Stored only if the tree is still as the key says: a file edited while
     # the check ran may have been read in either state.
-    if name is not None and covered(report, config) and lookup_tree(root, config, started) == tree:
-        store(name, summary)
+    if tree is not None and name is not None and covered(report, config) and lookup_tree(root, config, started) == tree:
+        store(name, summary, tree)
         return summary, tree
     return summary, None
 
 
-def lookup_tree(root: Path, config: Config, now: float | None = None) -> str | None:
+def lookup_tree(root: Path, config: Config, now: float | None = None) -> Tree | None:
     """The snapshot of ``root`` as it is now, or None when it cannot be cached (``now``: see :func:`snapshot`)."""
     try:
         return snapshot(root, config, now)
@@ -316,7 +348,7 @@ def lookup_name(root: Path, config: Config, now: float | None = None) -> str | N
     return None if tree is None else key(root, config, tree)
 
 
-def cached_summary(root: Path, config: Config) -> tuple[Summary, str] | None:
+def cached_summary(root: Path, config: Config) -> tuple[Summary, Tree] | None:
     """A stored result for ``root`` as it is now, and its snapshot; else None."""
     tree = lookup_tree(root, config)
     if tree is None:
@@ -325,4 +357,4 @@ def cached_summary(root: Path, config: Config) -> tuple[Summary, str] | None:
     return None if found is None else (found, tree)
 
 
-__all__ = ["Uncacheable", "cached_output", "cached_summary", "check_summary", "covered", "key", "snapshot", "store_output"]
+__all__ = ["Tree", "Uncacheable", "cached_output", "cached_summary", "check_summary", "covered", "key", "snapshot", "store_output"]
