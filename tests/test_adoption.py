@@ -45,6 +45,7 @@ def _in_git() -> bool:
     return done.returncode == 0 and Path(done.stdout.strip()).resolve() == ROOT
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("pre-commit") is None, reason="needs pre-commit (test extra)")
 @pytest.mark.skipif(not _in_git(), reason="pre-commit installs hooks from a git repository; this copy is not one")
 def test_pre_commit_hook_passes_a_clean_repository_and_fails_an_altered_quote(tmp_path: Path, pre_commit_home: Path) -> None:

@@ -84,6 +84,7 @@ def test_the_pinned_commit_is_in_main_history() -> None:
     assert _history_has(sha), f"{sha} is not an ancestor of HEAD: pin a commit of main"
 
 
+@pytest.mark.slow
 def test_the_documented_install_works_at_the_pinned_commit(tmp_path: Path) -> None:
     sha = pinned()
     if not _history_has(sha):
@@ -107,6 +108,7 @@ def test_the_documented_install_works_at_the_pinned_commit(tmp_path: Path) -> No
     assert done.returncode == 0 and "0 errors, 0 warnings" in done.stdout, done.stdout + done.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("pre-commit") is None, reason="needs pre-commit (test extra)")
 def test_the_documented_hook_runs_at_the_pinned_rev(tmp_path: Path) -> None:
     sha = pre_commit_rev()

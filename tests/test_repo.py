@@ -59,10 +59,11 @@ def test_python_blocks_compile(path: Path, line: int, code: str) -> None:
 def test_readme_opens_with_the_two_setup_commands_and_ci_runs_them() -> None:
     readme = (ROOT / "README.md").read_text()
     block = re.search(r"```sh\n(.*?)```", readme, re.DOTALL).group(1).splitlines()
-    assert block[:2] == ['pip install -e . && skillcite check', 'pip install -e ".[test]" && pytest']
-    ci = (ROOT / ".ci/run").read_text().splitlines()
-    assert block[1] in ci
-    assert "skillcite check --strict" in ci
+    assert block[:2] == ['pip install -e . && skillcite check', 'pip install -c .ci/constraints.txt -e ".[test]" && pytest']
+    ci = [line.strip() for line in (ROOT / ".ci/run").read_text().splitlines()]
+    assert f"step \"tests\" bash -c '{block[1]}'" in ci
+    assert 'step "skillcite check --strict" skillcite check --strict' in ci
+    assert 'step "slow tests" pytest -m slow' in ci
 
 
 def test_plugin_manifests_point_at_real_skills() -> None:

@@ -27,6 +27,7 @@ def _run(args: list[str], cwd: Path | None = None, env: dict[str, str] | None = 
     return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=600, check=False)
 
 
+@pytest.mark.slow
 def test_skillcite_installs_alone_from_a_git_url(tmp_path: Path) -> None:
     if _run(["git", "-C", str(ROOT), "rev-parse", "--git-dir"]).returncode != 0:
         pytest.skip("this copy of the repository is not a git checkout")
