@@ -1,5 +1,5 @@
-"""Run the checks of the newer reference files (refs/tabular.md, refs/systems.md, refs/finetuning.md,
-rl/rewards.md) on the bug zoo, the way tests/zoo_harness.py runs refs/diagnostics.md.
+"""Run the checks of the newer reference files (every file with a check-per-row evidence table, found
+by tests/zoo_tables.py) on the bug zoo, the way tests/zoo_harness.py runs refs/diagnostics.md.
 
 Each check is the first ```python block under a ``### `name` `` heading of its file, executed in a
 fresh namespace. A check needs what its premise needs (labels that build features, a binning, a
@@ -19,16 +19,11 @@ from pathlib import Path
 import torch
 
 import zoo_harness as zoo
+import zoo_tables
 
 ROOT = zoo.ROOT
-FILES = {
-    "label_permutation_check": "refs/tabular.md",
-    "bin_roundtrip_check": "refs/tabular.md",
-    "inference_side_effects": "refs/systems.md",
-    "adapter_check": "refs/finetuning.md",
-    "best_action_probe": "rl/rewards.md",
-}
-EVIDENCE_HEADING = "## Evidence: the bug zoo"
+FILES = zoo_tables.check_files()  # check -> the file whose evidence table lists it
+EVIDENCE_HEADING = zoo_tables.EVIDENCE_HEADING
 _BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
 
 
@@ -105,12 +100,9 @@ def evidence_claims() -> dict[str, frozenset[str]]:
     """check -> zoo programs its file's evidence table says it flags."""
     claims = {}
     for path in sorted(set(FILES.values())):
-        text = (ROOT / path).read_text(encoding="utf-8")
-        section = text.split(EVIDENCE_HEADING, 1)[1].split("\n## ", 1)[0]
-        for line in section.splitlines():
-            cells = [c.strip() for c in line.strip().strip("|").split("|")]
-            if len(cells) >= 2 and re.fullmatch(r"`\w+`", cells[0]) and cells[0].strip("`") in FILES:
-                claims[cells[0].strip("`")] = frozenset(re.findall(r"`(\w+)`", cells[1]))
+        for name, bugs in zoo_tables.table_rows((ROOT / path).read_text(encoding="utf-8")).items():
+            if name in FILES:
+                claims[name] = bugs
     return claims
 
 
