@@ -78,12 +78,28 @@ def _best_action_probe(s: zoo.Setup) -> bool | None:
     return after < before
 
 
+def _id_range(s: zoo.Setup) -> bool | None:
+    # the first batch before any training: labels against the width of the logits the loss sees,
+    # token inputs against the rows of the program's input embedding
+    tensors, sizes = {}, {}
+    if s.prog.TASK == "ce":
+        with torch.no_grad():
+            tensors["labels"], sizes["labels"] = s.yb, s.model(s.xb).shape[-1]
+    module = getattr(s.prog, "INPUT_MODULE", None)
+    if module is not None and isinstance(getattr(s.model, module), torch.nn.Embedding):
+        tensors["inputs"], sizes["inputs"] = s.xb, getattr(s.model, module).num_embeddings
+    if not sizes:
+        return None
+    return bool(check("id_range_check")(tensors, sizes, ignore={"labels": -100}))
+
+
 RUNNERS: dict[str, Callable[[zoo.Setup], bool | None]] = {
     "label_permutation_check": _label_permutation,
     "bin_roundtrip_check": _bin_roundtrip,
     "inference_side_effects": _inference_side_effects,
     "adapter_check": _adapter_check,
     "best_action_probe": _best_action_probe,
+    "id_range_check": _id_range,
 }
 
 
