@@ -93,6 +93,21 @@ def _id_range(s: zoo.Setup) -> bool | None:
     return bool(check("id_range_check")(tensors, sizes, ignore={"labels": -100}))
 
 
+def _checkpoint_load(s: zoo.Setup) -> bool | None:
+    # programs that save and restore a checkpoint: trained by their own loop, saved by their own code,
+    # loaded by their own code into a freshly built model; the saved model's output on the batch is the reference
+    if not hasattr(s.prog, "load_checkpoint"):
+        return None
+    s.trained()
+    state = s.prog.save_checkpoint(s.model)
+    s.model.eval()
+    with torch.no_grad():
+        saved_output = s.model(s.xb)
+    report = check("checkpoint_load_check")(s.prog.make_model(), lambda m: s.prog.load_checkpoint(m, state), state,
+                                            batch=s.xb, saved_output=saved_output)
+    return report["flag"]
+
+
 RUNNERS: dict[str, Callable[[zoo.Setup], bool | None]] = {
     "label_permutation_check": _label_permutation,
     "bin_roundtrip_check": _bin_roundtrip,
@@ -100,6 +115,7 @@ RUNNERS: dict[str, Callable[[zoo.Setup], bool | None]] = {
     "adapter_check": _adapter_check,
     "best_action_probe": _best_action_probe,
     "id_range_check": _id_range,
+    "checkpoint_load_check": _checkpoint_load,
 }
 
 
