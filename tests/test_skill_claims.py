@@ -10,6 +10,7 @@ import re
 from collections import Counter
 
 import static_patterns as sp
+import zoo_tables
 
 SKILL = sp.ROOT / "SKILL.md"
 DIAGNOSTICS = sp.ROOT / "refs" / "diagnostics.md"
@@ -27,18 +28,14 @@ def runtime_table() -> dict[str, frozenset[str]]:
     return rows
 
 
-REFS_WITH_CHECKS = ("refs/tabular.md", "refs/systems.md", "refs/finetuning.md", "rl/rewards.md")
+REFS_WITH_CHECKS = zoo_tables.files_with_checks()  # refs/tabular.md, refs/systems.md, ... (their evidence tables)
 
 
 def refs_checks_table() -> dict[str, frozenset[str]]:
     """check -> zoo bugs it flags, from the evidence tables of the newer reference files."""
     rows = {}
     for rel in REFS_WITH_CHECKS:
-        section = (sp.ROOT / rel).read_text(encoding="utf-8").split(EVIDENCE_HEADING, 1)[1].split("\n## ", 1)[0]
-        for line in section.splitlines():
-            cells = [c.strip() for c in line.strip().strip("|").split("|")]
-            if len(cells) >= 2 and re.fullmatch(r"`\w+`", cells[0]):
-                rows[cells[0].strip("`")] = frozenset(re.findall(r"`(\w+)`", cells[1]))
+        rows.update(zoo_tables.table_rows((sp.ROOT / rel).read_text(encoding="utf-8")))
     return rows
 
 

@@ -1,5 +1,5 @@
-"""Run the checks of the newer reference files (refs/tabular.md, refs/systems.md, refs/finetuning.md,
-rl/rewards.md) on the bug zoo, the way tests/zoo_harness.py runs refs/diagnostics.md.
+"""Run the checks of the newer reference files (every file with a check-per-row evidence table, found
+by tests/zoo_tables.py) on the bug zoo, the way tests/zoo_harness.py runs refs/diagnostics.md.
 
 Each check is the first ```python block under a ``### `name` `` heading of its file, executed in a
 fresh namespace. A check needs what its premise needs (labels that build features, a binning, a
@@ -19,16 +19,11 @@ from pathlib import Path
 import torch
 
 import zoo_harness as zoo
+import zoo_tables
 
 ROOT = zoo.ROOT
-FILES = {
-    "label_permutation_check": "refs/tabular.md",
-    "bin_roundtrip_check": "refs/tabular.md",
-    "inference_side_effects": "refs/systems.md",
-    "adapter_check": "refs/finetuning.md",
-    "best_action_probe": "rl/rewards.md",
-}
-EVIDENCE_HEADING = "## Evidence: the bug zoo"
+FILES = zoo_tables.check_files()  # check -> the file whose evidence table lists it
+EVIDENCE_HEADING = zoo_tables.EVIDENCE_HEADING
 _BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
 
 
@@ -83,12 +78,44 @@ def _best_action_probe(s: zoo.Setup) -> bool | None:
     return after < before
 
 
+def _id_range(s: zoo.Setup) -> bool | None:
+    # the first batch before any training: labels against the width of the logits the loss sees,
+    # token inputs against the rows of the program's input embedding
+    tensors, sizes = {}, {}
+    if s.prog.TASK == "ce":
+        with torch.no_grad():
+            tensors["labels"], sizes["labels"] = s.yb, s.model(s.xb).shape[-1]
+    module = getattr(s.prog, "INPUT_MODULE", None)
+    if module is not None and isinstance(getattr(s.model, module), torch.nn.Embedding):
+        tensors["inputs"], sizes["inputs"] = s.xb, getattr(s.model, module).num_embeddings
+    if not sizes:
+        return None
+    return bool(check("id_range_check")(tensors, sizes, ignore={"labels": -100}))
+
+
+def _checkpoint_load(s: zoo.Setup) -> bool | None:
+    # programs that save and restore a checkpoint: trained by their own loop, saved by their own code,
+    # loaded by their own code into a freshly built model; the saved model's output on the batch is the reference
+    if not hasattr(s.prog, "load_checkpoint"):
+        return None
+    s.trained()
+    state = s.prog.save_checkpoint(s.model)
+    s.model.eval()
+    with torch.no_grad():
+        saved_output = s.model(s.xb)
+    report = check("checkpoint_load_check")(s.prog.make_model(), lambda m: s.prog.load_checkpoint(m, state), state,
+                                            batch=s.xb, saved_output=saved_output)
+    return report["flag"]
+
+
 RUNNERS: dict[str, Callable[[zoo.Setup], bool | None]] = {
     "label_permutation_check": _label_permutation,
     "bin_roundtrip_check": _bin_roundtrip,
     "inference_side_effects": _inference_side_effects,
     "adapter_check": _adapter_check,
     "best_action_probe": _best_action_probe,
+    "id_range_check": _id_range,
+    "checkpoint_load_check": _checkpoint_load,
 }
 
 
@@ -105,12 +132,9 @@ def evidence_claims() -> dict[str, frozenset[str]]:
     """check -> zoo programs its file's evidence table says it flags."""
     claims = {}
     for path in sorted(set(FILES.values())):
-        text = (ROOT / path).read_text(encoding="utf-8")
-        section = text.split(EVIDENCE_HEADING, 1)[1].split("\n## ", 1)[0]
-        for line in section.splitlines():
-            cells = [c.strip() for c in line.strip().strip("|").split("|")]
-            if len(cells) >= 2 and re.fullmatch(r"`\w+`", cells[0]) and cells[0].strip("`") in FILES:
-                claims[cells[0].strip("`")] = frozenset(re.findall(r"`(\w+)`", cells[1]))
+        for name, bugs in zoo_tables.table_rows((ROOT / path).read_text(encoding="utf-8")).items():
+            if name in FILES:
+                claims[name] = bugs
     return claims
 
 
