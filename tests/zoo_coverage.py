@@ -1,5 +1,5 @@
 """Run the checks of the newer reference files (refs/tabular.md, refs/systems.md, refs/finetuning.md,
-rl/rewards.md) on the bug zoo, the way tests/zoo_harness.py runs refs/diagnostics.md.
+refs/compile.md, refs/precision.md, rl/rewards.md) on the bug zoo, the way tests/zoo_harness.py runs refs/diagnostics.md.
 
 Each check is the first ```python block under a ``### `name` `` heading of its file, executed in a
 fresh namespace. A check needs what its premise needs (labels that build features, a binning, a
@@ -27,6 +27,8 @@ FILES = {
     "inference_side_effects": "refs/systems.md",
     "adapter_check": "refs/finetuning.md",
     "best_action_probe": "rl/rewards.md",
+    "compile_parity": "refs/compile.md",
+    "precision_gap": "refs/precision.md",
 }
 EVIDENCE_HEADING = "## Evidence: the bug zoo"
 _BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
@@ -83,12 +85,26 @@ def _best_action_probe(s: zoo.Setup) -> bool | None:
     return after < before
 
 
+def _compile_parity(s: zoo.Setup) -> bool | None:
+    # only programs that compile their model offer how (compile_model); Inductor on CPU is slow
+    if not hasattr(s.prog, "compile_model"):
+        return None
+    return check("compile_parity")(s.model, s.xb, compile_fn=s.prog.compile_model)["flag"]
+
+
+def _precision_gap(s: zoo.Setup) -> bool | None:
+    # its usage: the model in the run's dtype and one real batch
+    return check("precision_gap")(s.model, s.xb)["flag"]
+
+
 RUNNERS: dict[str, Callable[[zoo.Setup], bool | None]] = {
     "label_permutation_check": _label_permutation,
     "bin_roundtrip_check": _bin_roundtrip,
     "inference_side_effects": _inference_side_effects,
     "adapter_check": _adapter_check,
     "best_action_probe": _best_action_probe,
+    "compile_parity": _compile_parity,
+    "precision_gap": _precision_gap,
 }
 
 
