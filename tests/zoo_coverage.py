@@ -1,5 +1,5 @@
 """Run the checks of the newer reference files (refs/tabular.md, refs/systems.md, refs/finetuning.md,
-refs/compile.md, refs/precision.md, rl/rewards.md) on the bug zoo, the way tests/zoo_harness.py runs refs/diagnostics.md.
+refs/compile.md, refs/precision.md, refs/sharding.md, rl/rewards.md) on the bug zoo, the way tests/zoo_harness.py runs refs/diagnostics.md.
 
 Each check is the first ```python block under a ``### `name` `` heading of its file, executed in a
 fresh namespace. A check needs what its premise needs (labels that build features, a binning, a
@@ -29,6 +29,7 @@ FILES = {
     "best_action_probe": "rl/rewards.md",
     "compile_parity": "refs/compile.md",
     "precision_gap": "refs/precision.md",
+    "optimizer_coverage": "refs/sharding.md",
 }
 EVIDENCE_HEADING = "## Evidence: the bug zoo"
 _BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
@@ -97,6 +98,13 @@ def _precision_gap(s: zoo.Setup) -> bool | None:
     return check("precision_gap")(s.model, s.xb)["flag"]
 
 
+def _optimizer_coverage(s: zoo.Setup) -> bool | None:
+    # its usage: after the program's own set-up, here its loop on one batch (a wrap may happen there)
+    optimizer = s.prog.make_optimizer(s.model)
+    s.prog.train(s.model, optimizer, s.xb, s.yb)
+    return check("optimizer_coverage")(s.model, optimizer)["flag"]
+
+
 RUNNERS: dict[str, Callable[[zoo.Setup], bool | None]] = {
     "label_permutation_check": _label_permutation,
     "bin_roundtrip_check": _bin_roundtrip,
@@ -105,6 +113,7 @@ RUNNERS: dict[str, Callable[[zoo.Setup], bool | None]] = {
     "best_action_probe": _best_action_probe,
     "compile_parity": _compile_parity,
     "precision_gap": _precision_gap,
+    "optimizer_coverage": _optimizer_coverage,
 }
 
 
