@@ -106,6 +106,23 @@ def _checkpoint_load(s: zoo.Setup) -> bool | None:
     report = check("checkpoint_load_check")(s.prog.make_model(), lambda m: s.prog.load_checkpoint(m, state), state,
                                             batch=s.xb, saved_output=saved_output)
     return report["flag"]
+def _compile_parity(s: zoo.Setup) -> bool | None:
+    # only programs that compile their model offer how (compile_model); Inductor on CPU is slow
+    if not hasattr(s.prog, "compile_model"):
+        return None
+    return check("compile_parity")(s.model, s.xb, compile_fn=s.prog.compile_model)["flag"]
+
+
+def _precision_gap(s: zoo.Setup) -> bool | None:
+    # its usage: the model in the run's dtype and one real batch
+    return check("precision_gap")(s.model, s.xb)["flag"]
+
+
+def _optimizer_coverage(s: zoo.Setup) -> bool | None:
+    # its usage: after the program's own set-up, here its loop on one batch (a wrap may happen there)
+    optimizer = s.prog.make_optimizer(s.model)
+    s.prog.train(s.model, optimizer, s.xb, s.yb)
+    return check("optimizer_coverage")(s.model, optimizer)["flag"]
 
 
 RUNNERS: dict[str, Callable[[zoo.Setup], bool | None]] = {
@@ -116,6 +133,9 @@ RUNNERS: dict[str, Callable[[zoo.Setup], bool | None]] = {
     "best_action_probe": _best_action_probe,
     "id_range_check": _id_range,
     "checkpoint_load_check": _checkpoint_load,
+    "compile_parity": _compile_parity,
+    "precision_gap": _precision_gap,
+    "optimizer_coverage": _optimizer_coverage,
 }
 
 

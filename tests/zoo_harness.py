@@ -14,6 +14,7 @@ import importlib.util
 import io
 import math
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,6 +70,7 @@ def program(bug: str, twin: str) -> ModuleType:
     path = ZOO / bug / f"{twin}.py"
     spec = importlib.util.spec_from_file_location(f"bugzoo_{bug}_{twin}", path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # importable by name, as torch.compile needs for a program's globals
     spec.loader.exec_module(module)
     return module
 
