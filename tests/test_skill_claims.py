@@ -27,7 +27,8 @@ def runtime_table() -> dict[str, frozenset[str]]:
     return rows
 
 
-REFS_WITH_CHECKS = ("refs/tabular.md", "refs/systems.md", "refs/finetuning.md", "rl/rewards.md")
+REFS_WITH_CHECKS = ("refs/tabular.md", "refs/systems.md", "refs/finetuning.md", "rl/rewards.md",
+                    "refs/trainers.md", "refs/evaluation.md", "refs/serving.md")
 
 
 def refs_checks_table() -> dict[str, frozenset[str]]:

@@ -1,5 +1,6 @@
-"""The checks of refs/tabular.md, refs/systems.md, refs/finetuning.md and rl/rewards.md on the bug zoo,
-and every python block of those files run as written (issue 12)."""
+"""The checks of refs/tabular.md, refs/systems.md, refs/finetuning.md, rl/rewards.md, refs/trainers.md,
+refs/evaluation.md and refs/serving.md on the bug zoo, and every python block of those files run as
+written (issues 12 and 21)."""
 
 from __future__ import annotations
 
@@ -44,7 +45,8 @@ def test_check_flags_exactly_the_claimed_programs(name):
 
 
 @pytest.mark.parametrize("bug", ["target_encoding_leak", "bucketize_edges", "mc_dropout_batchnorm",
-                                 "lora_adapter_frozen", "reward_sign_bandit"])
+                                 "lora_adapter_frozen", "reward_sign_bandit", "grad_accum_token_mean",
+                                 "eval_mean_of_batch_means", "serve_without_generation_prompt"])
 def test_each_new_pair_is_caught_by_its_check(bug):
     flagged = {name for name in cov.FILES if cov.outcome(bug, "buggy", name)}
     assert flagged, f"{bug}: no check of the newer files flags it"

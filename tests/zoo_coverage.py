@@ -1,5 +1,5 @@
 """Run the checks of the newer reference files (refs/tabular.md, refs/systems.md, refs/finetuning.md,
-rl/rewards.md) on the bug zoo, the way tests/zoo_harness.py runs refs/diagnostics.md.
+rl/rewards.md, refs/trainers.md, refs/evaluation.md, refs/serving.md) on the bug zoo, the way tests/zoo_harness.py runs refs/diagnostics.md.
 
 Each check is the first ```python block under a ``### `name` `` heading of its file, executed in a
 fresh namespace. A check needs what its premise needs (labels that build features, a binning, a
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import io
 import re
 from collections.abc import Callable
@@ -27,6 +28,9 @@ FILES = {
     "inference_side_effects": "refs/systems.md",
     "adapter_check": "refs/finetuning.md",
     "best_action_probe": "rl/rewards.md",
+    "accumulation_check": "refs/trainers.md",
+    "eval_batch_size_check": "refs/evaluation.md",
+    "prompt_parity_check": "refs/serving.md",
 }
 EVIDENCE_HEADING = "## Evidence: the bug zoo"
 _BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
@@ -83,12 +87,47 @@ def _best_action_probe(s: zoo.Setup) -> bool | None:
     return after < before
 
 
+def _accumulation_check(s: zoo.Setup) -> bool | None:
+    # a loop with gradient accumulation exposes the loss it backpropagates per micro-batch
+    if not hasattr(s.prog, "accumulation_loss"):
+        return None
+    size, steps = s.prog.MICRO_BATCH, s.prog.ACCUM_STEPS
+    micro = [(s.xb[i:i + size], s.yb[i:i + size]) for i in range(0, size * steps, size)]
+    n_items = sum(int((y != -100).sum()) for _, y in micro)
+    x_all, y_all = torch.cat([x for x, _ in micro]), torch.cat([y for _, y in micro])
+    report = check("accumulation_check")(
+        s.model, lambda: [s.prog.accumulation_loss(s.model(x), y, n_items) for x, y in micro],
+        lambda: s.prog.loss_fn(s.model(x_all), y_all))
+    return report["flag"] is not None
+
+
+def _eval_batch_size_check(s: zoo.Setup) -> bool | None:
+    # only an evaluation that can be batched differently can be scored at several batch sizes
+    if "batch_size" not in inspect.signature(s.prog.evaluate).parameters:
+        return None
+    report = check("eval_batch_size_check")(lambda bs: s.prog.evaluate(s.model, s.x_val, s.y_val, batch_size=bs))
+    return report["flag"] is not None
+
+
+def _prompt_parity_check(s: zoo.Setup) -> bool | None:
+    # a chat program exposes its serving rendering beside its training rows
+    if not hasattr(s.prog, "serve_prompt"):
+        return None
+    row = s.xb[:1]
+    serve = s.prog.serve_prompt(s.prog.content_of(row))
+    report = check("prompt_parity_check")(row[0].tolist(), serve[0].tolist(), s.prog.answer_of(row).tolist())
+    return report["flag"] is not None
+
+
 RUNNERS: dict[str, Callable[[zoo.Setup], bool | None]] = {
     "label_permutation_check": _label_permutation,
     "bin_roundtrip_check": _bin_roundtrip,
     "inference_side_effects": _inference_side_effects,
     "adapter_check": _adapter_check,
     "best_action_probe": _best_action_probe,
+    "accumulation_check": _accumulation_check,
+    "eval_batch_size_check": _eval_batch_size_check,
+    "prompt_parity_check": _prompt_parity_check,
 }
 
 
