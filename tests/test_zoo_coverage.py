@@ -51,7 +51,8 @@ def test_check_flags_exactly_the_claimed_programs(name):
 
 @pytest.mark.parametrize("bug", ["target_encoding_leak", "bucketize_edges", "mc_dropout_batchnorm",
                                  "lora_adapter_frozen", "reward_sign_bandit", "compile_unstable_variance",
-                                 "distance_by_expansion", "optimizer_before_wrap"])
+                                 "distance_by_expansion", "optimizer_before_wrap", "grad_accum_token_mean",
+                                 "eval_mean_of_batch_means", "serve_without_generation_prompt"])
 def test_each_new_pair_is_caught_by_its_check(bug):
     flagged = {name for name in cov.FILES if cov.outcome(bug, "buggy", name)}
     assert flagged, f"{bug}: no check of the newer files flags it"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import io
 import re
 from collections.abc import Callable
@@ -106,6 +107,8 @@ def _checkpoint_load(s: zoo.Setup) -> bool | None:
     report = check("checkpoint_load_check")(s.prog.make_model(), lambda m: s.prog.load_checkpoint(m, state), state,
                                             batch=s.xb, saved_output=saved_output)
     return report["flag"]
+
+
 def _compile_parity(s: zoo.Setup) -> bool | None:
     # only programs that compile their model offer how (compile_model); Inductor on CPU is slow
     if not hasattr(s.prog, "compile_model"):
@@ -125,6 +128,38 @@ def _optimizer_coverage(s: zoo.Setup) -> bool | None:
     return check("optimizer_coverage")(s.model, optimizer)["flag"]
 
 
+def _accumulation_check(s: zoo.Setup) -> bool | None:
+    # a loop with gradient accumulation exposes the loss it backpropagates per micro-batch
+    if not hasattr(s.prog, "accumulation_loss"):
+        return None
+    size, steps = s.prog.MICRO_BATCH, s.prog.ACCUM_STEPS
+    micro = [(s.xb[i:i + size], s.yb[i:i + size]) for i in range(0, size * steps, size)]
+    n_items = sum(int((y != -100).sum()) for _, y in micro)
+    x_all, y_all = torch.cat([x for x, _ in micro]), torch.cat([y for _, y in micro])
+    report = check("accumulation_check")(
+        s.model, lambda: [s.prog.accumulation_loss(s.model(x), y, n_items) for x, y in micro],
+        lambda: s.prog.loss_fn(s.model(x_all), y_all))
+    return report["flag"] is not None
+
+
+def _eval_batch_size_check(s: zoo.Setup) -> bool | None:
+    # only an evaluation that can be batched differently can be scored at several batch sizes
+    if "batch_size" not in inspect.signature(s.prog.evaluate).parameters:
+        return None
+    report = check("eval_batch_size_check")(lambda bs: s.prog.evaluate(s.model, s.x_val, s.y_val, batch_size=bs))
+    return report["flag"] is not None
+
+
+def _prompt_parity_check(s: zoo.Setup) -> bool | None:
+    # a chat program exposes its serving rendering beside its training rows
+    if not hasattr(s.prog, "serve_prompt"):
+        return None
+    row = s.xb[:1]
+    serve = s.prog.serve_prompt(s.prog.content_of(row))
+    report = check("prompt_parity_check")(row[0].tolist(), serve[0].tolist(), s.prog.answer_of(row).tolist())
+    return report["flag"] is not None
+
+
 RUNNERS: dict[str, Callable[[zoo.Setup], bool | None]] = {
     "label_permutation_check": _label_permutation,
     "bin_roundtrip_check": _bin_roundtrip,
@@ -136,6 +171,9 @@ RUNNERS: dict[str, Callable[[zoo.Setup], bool | None]] = {
     "compile_parity": _compile_parity,
     "precision_gap": _precision_gap,
     "optimizer_coverage": _optimizer_coverage,
+    "accumulation_check": _accumulation_check,
+    "eval_batch_size_check": _eval_batch_size_check,
+    "prompt_parity_check": _prompt_parity_check,
 }
 
 
