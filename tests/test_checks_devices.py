@@ -261,3 +261,10 @@ def test_adapter_check_on_peft_inactive_adapter_and_stale_optimizer():
                                                     "base_model.model.q.lora_B.default.weight"]
     built_after = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-3)
     assert run("adapter_check", model, optimizer=built_after)[0]["trainable_not_in_optimizer"] == []
+
+
+def test_bin_roundtrip_check_takes_edges_as_a_list_and_values_in_float64():
+    values = torch.tensor([1.0, 2.0, 2.5, 3.0], dtype=torch.float64)
+    labels = torch.tensor([0, 1, 1, 2])
+    report, _ = run("bin_roundtrip_check", values, labels, [2.0, 3.0])
+    assert report["wrong"] == 0 and report["on_edge"] == 2
