@@ -95,6 +95,29 @@ def test_psi_continuous_uses_quantile_bins():
     assert psi(reference, shifted) == pytest.approx(expected_psi(np.histogram(reference, edges)[0] / 20_000, cur))
 
 
+def test_psi_sees_a_spike_that_moves():
+    """Issue 20: 65% zeros moved to 1.0 gave 0.0000 when the quantile edges collapsed onto the spike."""
+    rng = np.random.default_rng(0)
+    reference = 2.0 + rng.exponential(size=10_000)
+    reference[:6500] = 0.0
+    current = reference.copy()
+    current[current == 0.0] = 1.0
+    assert psi(reference, current) > 5.0
+    assert psi(reference, reference.copy()) == 0.0
+
+
+def test_psi_counts_missing_values_as_a_bin():
+    """Issue 20: 30% NaN in a continuous feature gave 0.108, the NaN dropped silently."""
+    rng = np.random.default_rng(0)
+    reference = rng.normal(size=10_000)
+    current = reference.copy()
+    current[:3000] = np.nan
+    value = psi(reference, current)
+    assert value > 1.0
+    shares = np.histogram(current[3000:], np.r_[-np.inf, np.quantile(reference, np.linspace(0, 1, 11))[1:-1], np.inf])[0]
+    assert value == pytest.approx(expected_psi([0.1] * 10 + [0.0], list(shares / 10_000) + [0.3]), rel=1e-6)
+
+
 # --- auc ---------------------------------------------------------------------------------------
 
 def auc(score, label):
@@ -186,8 +209,11 @@ def test_playbook_negative_claims_hold():
     runtime = diagnostics_table()
     assert "`overfit_one_batch` caught neither a mode bug nor the missing `zero_grad`" in text
     assert not runtime["overfit_one_batch"] & {"dropout_at_eval", "eval_without_train", "missing_zero_grad"}
-    assert "`loss_at_init` caught none of them" in text
-    assert "loss_at_init" not in runtime
+    assert "`loss_at_init` caught none of them" in text  # "them": the loss-layer bugs of that line
+    loss_line = next(ln for ln in text.splitlines() if ln.startswith("- **Loss**:"))
+    loss_bugs = set(re.findall(r"\(`(\w+)`", loss_line)) | set(re.findall(r", `(\w+)`", loss_line))
+    assert {"double_softmax", "forward_returns_probs", "log_zero_nan"} <= loss_bugs
+    assert not runtime.get("loss_at_init", set()) & loss_bugs
     assert "Nothing caught `misaligned_labels` or `label_leak`" in text
     caught = set().union(*runtime.values()) | set().union(*search_table().values())
     assert not caught & {"misaligned_labels", "label_leak"}

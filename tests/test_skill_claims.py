@@ -1,7 +1,8 @@
-"""SKILL.md's router and first-fifteen-minutes section say what each check catches on the
-bug zoo; these tests keep those sentences equal to the two evidence tables they summarise
-(refs/diagnostics.md for the run-time checks, refs/static_analysis.md for the searches) and
-every check name in SKILL.md a check that exists. Text only: no torch, no ripgrep.
+"""SKILL.md's router and first steps, and the per-step counts of refs/diagnostics.md (moved there
+from SKILL.md by issue 20), say what each check catches on the bug zoo; these tests keep those
+sentences equal to the evidence tables they summarise (refs/diagnostics.md for the run-time
+checks, refs/static_analysis.md for the searches, the newer files' tables) and every check name
+in SKILL.md a check that exists. Text only: no torch, no ripgrep.
 """
 
 from __future__ import annotations
@@ -102,63 +103,100 @@ def test_router_links_the_file_that_defines_each_newer_check():
         assert f"`{name}`" in router, f"the router should name {name}"
 
 
-def test_first_fifteen_minutes_counts_equal_the_evidence_tables():
+def step_summary() -> str:
+    """The "What each step catches" part of the evidence section of diagnostics.md, whitespace folded."""
+    text = DIAGNOSTICS.read_text(encoding="utf-8")
+    part = text.split("\n### What each step catches\n", 1)[1].split("\n## ", 1)[0]
+    return " ".join(part.split())
+
+
+ZERO_GRAD_PROGRAMS = ("missing_zero_grad", "missing_zero_grad_adam", "missing_zero_grad_adamw", "zero_grad_per_epoch",
+                      "zero_grad_before_step", "zero_grad_before_step_adam_l2", "zero_grad_before_step_adamw",
+                      "zero_grad_before_step_sgd_wd")
+
+
+def test_step_counts_equal_the_evidence_tables():
+    """The counts per step (moved out of SKILL.md, issue 20) equal the evidence tables."""
     rt = runtime_table()
     bugs = set(rt)
     assert bugs == set(sp.zoo_bugs())
     static = flagged_by_searches()
-    # run-time checks: those of diagnostics.md and those of the newer reference files
-    runtime = {b for b, checks in rt.items() if checks}.union(*refs_checks_table().values())
+    rc = refs_checks_table()
+    runtime = {b for b, checks in rt.items() if checks}.union(*rc.values())
     per_check = Counter(c for checks in rt.values() for c in checks)
     caught_by = {c: {b for b, checks in rt.items() if c in checks} for c in per_check}
     n = len(bugs)
-    text = skill_section("First fifteen minutes")
-    flat = " ".join(text.split())
+    flat = step_summary()
+
+    def count(check):
+        return per_check[check]
 
     expected = [
-        f"bug zoo: {n} small training programs",
-        f"It flags {len(static)} of the {n};",
+        f"on the {n} zoo programs",
+        f"Searches (`ml_lint.sh`): {len(static)} of the {n}.",
+        f"`overfit_one_batch` catches {count('overfit_one_batch')}, "
+        f"{len(caught_by['overfit_one_batch'] - static)} of them missed by every search",
+        f"`gradient_flow` catches {count('gradient_flow')} of those {count('overfit_one_batch')}",
+        f"`UpdateRatioLogger` {count('UpdateRatioLogger')}, `torch_warnings` {count('torch_warnings')}, "
+        f"`ActivationStatsLogger` {count('ActivationStatsLogger')}, `module_absmax` {count('module_absmax')}.",
+        f"`UpdateRatioLogger` catches all {len(ZERO_GRAD_PROGRAMS)} `zero_grad` programs",
+        f"`eval_path_check` {count('eval_path_check')}, `preprocessing_leak_check` {count('preprocessing_leak_check')}.",
+        f"`batch_independence_check` {count('batch_independence_check')}, `class_balance` {count('class_balance')}.",
+        f"`loss_at_init` {count('loss_at_init')} (" + ", ".join(f"`{b}`" for b in sorted(caught_by.get('loss_at_init', ()))),
+        "The newer files' checks: " + ", ".join(f"`{c}` {len(rc[c])}" for c in
+                                                ("label_permutation_check", "bin_roundtrip_check",
+                                                 "inference_side_effects", "adapter_check", "best_action_probe")) + ".",
         f"catch {len(runtime | static)} of the {n} (searches {len(static)}, run-time checks {len(runtime)})",
-        f"Overfitting catches {per_check['overfit_one_batch']}, {len(caught_by['overfit_one_batch'] - static)} of them missed by every search",
-        f"`gradient_flow` catches {per_check['gradient_flow']} of those {per_check['overfit_one_batch']}",
-        "attached, then `module_absmax` on its last batches: "
-        + ", ".join(str(per_check[c]) for c in ("UpdateRatioLogger", "torch_warnings", "ActivationStatsLogger"))
-        + f" and {per_check['module_absmax']}.",
-        f"`eval_path_check` ({per_check['eval_path_check']}: "
-        + ", ".join(f"`{b}`" for b in sorted(caught_by["eval_path_check"])) + ")",
-        f"`preprocessing_leak_check` ({per_check['preprocessing_leak_check']}: the two scalers fitted before the split)",
         f"the run-time checks catch {len(runtime - static)} that no search flags, the searches {len(static - runtime)} that",
     ]
     for phrase in expected:
-        assert phrase in flat, f"SKILL.md should say {phrase!r} (computed from the evidence tables)"
-    assert caught_by["gradient_flow"] <= caught_by["overfit_one_batch"]
+        assert phrase in flat, f"diagnostics.md should say {phrase!r} (computed from the evidence tables)"
     missed = ", ".join(f"`{b}`" for b in sorted(caught_by["overfit_one_batch"] - static))
     assert f"every search ({missed})" in flat
-    # steps 2 and 7: checks that catch nothing in the zoo are said to
-    assert per_check["data_sanity"] == 0 and "`data_sanity` flags no zoo bug" in flat
-    assert per_check["loss_at_init"] == 0 and f"it flags none of the {n}" in flat
-    # the bugs nothing catches are named, and nothing else is
+    assert caught_by["gradient_flow"] <= caught_by["overfit_one_batch"]
+    assert per_check["data_sanity"] == 0 and "`data_sanity` flags no zoo program" in flat
     nothing = sorted(bugs - runtime - static)
     assert f"the two bugs nothing catches, {' and '.join(f'`{b}`' for b in nothing)}," in flat
-    # step 4: the loop-only bugs are caught by the loop's loggers and by no isolated check
+    # step 4: the zero_grad programs, under every optimizer, and what module_absmax sees of them
+    assert set(ZERO_GRAD_PROGRAMS) <= bugs
+    assert all("UpdateRatioLogger" in rt[b] for b in ZERO_GRAD_PROGRAMS)
+    assert [b for b in ZERO_GRAD_PROGRAMS if "module_absmax" in rt[b]] == ["missing_zero_grad"]
+    # the loop-only bugs are caught by the loop's loggers and by no isolated check
     isolated = {"overfit_one_batch", "gradient_flow", "loss_at_init", "batch_independence_check"}
     for bug in ("encoder_under_no_grad", "zero_grad_before_step"):
         assert "UpdateRatioLogger" in rt[bug] and not rt[bug] & isolated
-    assert rt["missing_zero_grad"] == {"module_absmax"}
-    # step 5: both checks confirm what the searches flag, and only that
-    assert caught_by["eval_path_check"] <= static
-    assert caught_by["preprocessing_leak_check"] == {"scaler_before_split", "target_scaled_before_split"} <= static
-    # step 6: one new catch each, after steps 1-5
-    earlier = ("overfit_one_batch", "gradient_flow", "UpdateRatioLogger", "torch_warnings", "ActivationStatsLogger",
-               "module_absmax", "eval_path_check", "preprocessing_leak_check")
-    before = static.union(*(caught_by[c] for c in earlier))
-    assert caught_by["batch_independence_check"] - before == {"view_not_permute"}
-    assert caught_by["class_balance"] - before == {"bucketize_edges", "class_imbalance_constant"}
-    # step 8: the checks of the newer reference files, one zoo bug each
-    rc = refs_checks_table()
-    assert all(len(flagged) == 1 for flagged in rc.values()) and "one zoo bug each" in flat
-    step8 = flat.split("8. ", 1)[1].split("Together", 1)[0]
-    assert set(ticked(step8)) == set(rc), "step 8 names exactly the checks of the newer evidence tables"
+
+
+def test_first_fifteen_minutes_names_the_steps_and_links_the_counts():
+    text = skill_section("First fifteen minutes")
+    assert "(refs/diagnostics.md#what-each-step-catches)" in text
+    assert not re.search(r"\b\d+ of the \d+\b", text), "zoo counts live in the evidence sections now"
+    named = set(ticked(text))
+    for check in ("data_sanity", "overfit_one_batch", "gradient_flow", "UpdateRatioLogger", "torch_warnings",
+                  "ActivationStatsLogger", "module_absmax", "eval_path_check", "preprocessing_leak_check",
+                  "batch_independence_check", "class_balance", "loss_at_init"):
+        assert check in named, check
+    assert set(refs_checks_table()) <= named, "step 8 names every check of the newer evidence tables"
+
+
+def test_router_has_the_incident_rows():
+    router = skill_section("Symptom router")
+    for symptom in ("eval metric changes with the batch size", "regression after a dependency upgrade",
+                    "`device-side assert`", "checkpoint loads but acts untrained", "worker or process killed",
+                    "compiled model differs from eager", "loss plateaus above zero while accuracy is fine"):
+        assert symptom in router, symptom
+    rows = [ln for ln in router.splitlines() if ln.startswith("| ")]
+    oom = next(r for r in rows if r.startswith("| out of memory"))
+    assert oom.split(" | ")[1].startswith("memory first"), "the OOM row starts with memory, not the loader"
+    chance = next(r for r in rows if "metric at chance" in r)
+    assert "softmax-in-loss" not in chance, "the double-softmax floor is not a metric-at-chance symptom"
+
+
+def test_skill_md_keeps_its_budget_and_its_first_steps():
+    text = SKILL.read_text(encoding="utf-8")
+    assert len(text) / 4 <= 5000
+    for title in ("Step 0: read what the run already logged", "Using the checks correctly", "How many runs"):
+        assert f"\n## {title}\n" in text, title
 
 
 def test_folklore_claims_about_the_usual_suspects_match_the_tables():
@@ -166,12 +204,17 @@ def test_folklore_claims_about_the_usual_suspects_match_the_tables():
     claims = sp.claims()
     for bug, search, checks in (("dropout_at_eval", "evaluation-without-eval", {"eval_path_check"}),
                                 ("eval_without_train", "eval-without-train", {"eval_path_check"}),
-                                ("missing_zero_grad", "backward-without-zero-grad", {"module_absmax"}),
+                                ("missing_zero_grad", "backward-without-zero-grad", {"UpdateRatioLogger", "module_absmax"}),
+                                ("missing_zero_grad_adam", "backward-without-zero-grad", {"UpdateRatioLogger"}),
                                 ("softmax_in_loss_call", "softmax-in-loss", set())):
         assert rt[bug] == checks, f"SKILL.md says only {sorted(checks) or 'no run-time check'} catches {bug}"
         assert claims[search].kind == sp.FLAGS and bug in claims[search].bugs
     for bug in ("double_softmax", "forward_returns_probs"):
         assert "overfit_one_batch" in rt[bug]
     text = " ".join(SKILL.read_text(encoding="utf-8").split())
-    assert f"it caught {sum('overfit_one_batch' in c for c in rt.values())} of the zoo's {len(rt)}" in text
+    overfit = {b for b, c in rt.items() if "overfit_one_batch" in c}
+    assert f"it caught {len(overfit)} of {len(rt)}, none of the mode or loop bugs" in text
+    mode_or_loop = {"dropout_at_eval", "eval_without_train", "encoder_under_no_grad", "softmax_in_loss_call",
+                    *ZERO_GRAD_PROGRAMS}
+    assert not overfit & mode_or_loop
     assert not rt["label_leak"] and "label_leak" not in flagged_by_searches()

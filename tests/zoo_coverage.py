@@ -56,9 +56,12 @@ def _bin_roundtrip(s: zoo.Setup) -> bool | None:
 
 
 def _inference_side_effects(s: zoo.Setup) -> bool | None:
-    # its usage: wrap the program's own evaluation; dropout in train mode is reported, not flagged
-    report = check("inference_side_effects")(s.model, lambda: s.prog.evaluate(s.model, s.x_val, s.y_val))
-    return bool(report["norm_in_train_mode"] or report["buffers_changed"])
+    # its usage: wrap the program's own evaluation, with a validation batch to score whole and halved;
+    # dropout modules in train mode are reported, not flagged (MC dropout is legitimate)
+    report = check("inference_side_effects")(s.model, lambda: s.prog.evaluate(s.model, s.x_val, s.y_val),
+                                             x=s.x_val[:zoo.BATCH])
+    return bool(report["norm_in_train_mode"] or report["buffers_changed"] or report["outputs_vary"]
+                or report["batch_dependent"])
 
 
 def _adapter_check(s: zoo.Setup) -> bool | None:

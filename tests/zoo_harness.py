@@ -56,6 +56,20 @@ def smoke_test_source() -> str:
     return re.search(r"## Smoke test on a toy model.*?```python\n(.*?)```", text, re.DOTALL).group(1)
 
 
+def adapter_source() -> str:
+    """The python block of the "How to use these" section: the wrapper for models that take a dict."""
+    text = DIAGNOSTICS_MD.read_text(encoding="utf-8")
+    return re.search(r"## How to use these.*?```python\n(.*?)```", text, re.DOTALL).group(1)
+
+
+@functools.cache
+def adapter() -> type:
+    """The `Logits` wrapper class of that block, executed in a fresh namespace."""
+    namespace: dict = {"__name__": "diagnostics_md_adapter"}
+    exec(compile(adapter_source(), f"{DIAGNOSTICS_MD}#how-to-use-these", "exec"), namespace)  # noqa: S102
+    return namespace["Logits"]
+
+
 @functools.cache
 def diagnostic(name: str) -> Callable:
     """The function or class `name`, executed from its Markdown block in a fresh namespace."""
@@ -123,8 +137,9 @@ def _gradient_flow(s: Setup) -> bool:
 
 def _find_first_nonfinite(s: Setup) -> bool:
     # its usage: reproduce with the batch/step that produced the NaN, i.e. after the program's training
+    # and, as its usage says, at the run's precision: the program's AUTOCAST dtype, if it trains under autocast
     s.trained()
-    return diagnostic("find_first_nonfinite")(s.model, s.xb) is not None
+    return diagnostic("find_first_nonfinite")(s.model, s.xb, amp=getattr(s.prog, "AUTOCAST", None)) is not None
 
 
 def _update_ratio_logger(s: Setup) -> bool:
@@ -132,7 +147,8 @@ def _update_ratio_logger(s: Setup) -> bool:
     flags = logger.summary()
     logger.close()
     # "high"/"low" are a rule-of-thumb band (its docstring); the facts are a frozen or broken parameter
-    return any(flag.startswith(("NOT MOVING", "NON-FINITE")) for flag in flags.values())
+    # and a gradient cleared before the step or never cleared
+    return any(flag.startswith(("NOT MOVING", "NON-FINITE", "GRAD")) for flag in flags.values())
 
 
 def _nan_poison_tracer(s: Setup) -> bool:
