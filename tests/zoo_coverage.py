@@ -107,7 +107,9 @@ def _checkpoint_load(s: zoo.Setup) -> bool | None:
     s.model.eval()
     with torch.no_grad():
         saved_output = s.model(s.xb)
-    report = check("checkpoint_load_check")(s.prog.make_model(), lambda m: s.prog.load_checkpoint(m, state), state,
+    like = next(s.model.parameters())  # the fresh model on the saved model's device and in its dtype
+    fresh = s.prog.make_model().to(device=like.device, dtype=like.dtype)
+    report = check("checkpoint_load_check")(fresh, lambda m: s.prog.load_checkpoint(m, state), state,
                                             batch=s.xb, saved_output=saved_output)
     return report["flag"]
 
