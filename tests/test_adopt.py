@@ -121,14 +121,26 @@ def test_init_finds_skills_evidence_content_and_exclusions(tmp_path: Path) -> No
     plan = plan_init(root)
     assert plan.skills == ["skills/demo/SKILL.md"]
     assert plan.evidence == ["evidence"]
-    assert plan.content == ["skills/demo/SKILL.md", "skills/demo/references/more.md"]
+    # Globs, not a list of today's files: a reference added later is held to the quote rules too.
+    assert plan.content == ["skills/demo/**"]
     assert plan.exclude == ["prompt.md", "tests/**"]
     table = tomllib.loads(plan.table())["tool"]["skillcite"]
     assert table == {
         "evidence": "evidence",
-        "content": ["skills/demo/SKILL.md", "skills/demo/references/more.md"],
+        "content": ["skills/demo/**"],
         "exclude": ["prompt.md", "tests/**"],
     }
+
+
+def test_init_globs_cover_linked_folders_outside_the_skill(tmp_path: Path) -> None:
+    root = tmp_path / "pkg"
+    (root / "refs").mkdir(parents=True)
+    (root / "rl").mkdir()
+    (root / "SKILL.md").write_text("---\nname: pkg\ndescription: d\n---\nSee [a](refs/a.md) and [rl](rl/SKILL.md) and [n](NOTES.md).\n")
+    (root / "refs/a.md").write_text("# A\n")
+    (root / "NOTES.md").write_text("# Notes\n")
+    (root / "rl/SKILL.md").write_text("---\nname: rl\ndescription: d\n---\n# RL\n")
+    assert plan_init(root).content == ["NOTES.md", "SKILL.md", "refs/*.md", "rl/**"]
 
 
 def test_init_writes_once_and_refuses_to_overwrite(tmp_path: Path) -> None:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from ..deliver.install import AGENT_FOLDERS, check_destination, install_plan, plan_install, skills_folder, verify_tree, write_tree
+from ..core.textio import InputError
+from ..deliver.install import AGENT_FOLDERS, InstallPlan, check_destination, install_plan, plan_installs, skills_folder, verify_tree, write_tree
 from ..deliver.uninstall import package_name, plan_removal, remove_folder
 from .app import CONTEXT, fail
 
@@ -23,13 +24,13 @@ DEST = click.option("--dest", type=click.Path(path_type=Path, file_okay=False), 
 
 
 @click.command(context_settings=CONTEXT)
-@click.argument("root", default=".", type=click.Path(path_type=Path))
+@click.argument("root", required=False, type=click.Path(path_type=Path))
 @SCOPE
 @AGENT
 @DEST
 @click.option("--force", is_flag=True, help="Replace folders this package did not install, or that were edited since.")
 @click.option("--dry-run", is_flag=True, help="List what would be written, check it, write nothing.")
-def install(root: Path, scope: str, agent: str, dest: Path | None, force: bool, dry_run: bool) -> None:
+def install(root: Path | None, scope: str, agent: str, dest: Path | None, force: bool, dry_run: bool) -> None:
     """Copy the skill into an agent's skills folder, sub-skills as skills of their own.
 
     The main skill installs under its name (ml-debug) with PLAYBOOK.md, refs/,
@@ -49,7 +50,16 @@ def install(root: Path, scope: str, agent: str, dest: Path | None, force: bool, 
     folder = dest
     try:
         folder = skills_folder(agent, scope, dest)
-        plan = plan_install(root, folder)
+        plans = plan_installs(root, folder)
+    except InputError as exc:
+        fail(str(exc))
+    for plan in plans:
+        _install_one(plan, force, dry_run)
+
+
+def _install_one(plan: InstallPlan, force: bool, dry_run: bool) -> None:
+    folder = plan.dest
+    try:
         if plan.problems:  # the package reaches outside itself (SC603) or holds a FIFO or device (SC604)
             for problem in plan.problems:
                 click.echo(problem)
@@ -82,14 +92,14 @@ def install(root: Path, scope: str, agent: str, dest: Path | None, force: bool, 
 
 
 @click.command(context_settings=CONTEXT)
-@click.argument("root", default=".", type=click.Path(path_type=Path))
+@click.argument("root", required=False, type=click.Path(path_type=Path))
 @SCOPE
 @AGENT
 @DEST
 @click.option("--name", metavar="NAME", help="The package to remove (default: the name in ROOT/SKILL.md).")
 @click.option("--force", is_flag=True, help="Also remove folders edited since the install, or not installed by skillcite.")
 @click.option("--dry-run", is_flag=True, help="List what would be removed, remove nothing.")
-def uninstall(root: Path, scope: str, agent: str, dest: Path | None, name: str | None, force: bool, dry_run: bool) -> None:
+def uninstall(root: Path | None, scope: str, agent: str, dest: Path | None, name: str | None, force: bool, dry_run: bool) -> None:
     """Remove the skill and its sub-skills from an agent's skills folder.
 
     Removes every folder whose install receipt names the package. A folder
