@@ -117,3 +117,24 @@ def test_install_a_collection_from_a_sub_folder_and_uninstall(collection: Path, 
     status, out, err = run("uninstall", "--dest", str(other))
     assert status == 0, out + err
     assert out == f"removed {other / 'pg-tuning'}\n"
+
+
+def test_an_installed_copy_is_checked_again_with_verify(collection: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    dest = tmp_path / "agent-skills"
+    (dest / "someone-else").mkdir(parents=True)
+    (dest / "someone-else/SKILL.md").write_text("> unsourced, and not ours to check\n")
+    monkeypatch.chdir(collection)
+    status, out, err = run("install", "--dest", str(dest))
+    assert status == 0, out + err
+    assert "check them again with install --verify" in out
+    status, out, err = run("install", "--dest", str(dest), "--verify")
+    assert status == 0, out + err
+    assert out.splitlines() == [
+        f"checked: other in {dest} pass skillcite check --strict (quotes, links, names)",
+        f"checked: pg-tuning in {dest} pass skillcite check --strict (quotes, links, names)",
+    ]
+    skill = dest / "pg-tuning/SKILL.md"
+    skill.write_text(skill.read_text().replace("> Assume you have a bug.", "> Assume you have two bugs."))
+    status, out, err = run("install", "--dest", str(dest), "--verify")
+    assert status == 1
+    assert f"{skill}:7:1: SC302" in out and "1 problem in the installed copy" in err

@@ -286,6 +286,7 @@ def installed_config(plan: InstallPlan) -> Config:
         return sorted({_escape_glob(placed) for placed, rel in plan.sources.items() if is_markdown_name(rel) and matches(rel)} | set(extra))
 
     return Config(
+        include=[f"{_escape_glob(s.name)}/**" for s in plan.skills],  # this package's skills only, whatever else the folder holds
         evidence=[plan.place(e) for e in plan.evidence if any(_is_under(rel, e) for rel in plan.sources.values())] or [plan.place(e) for e in plan.evidence],
         content=placed(pkg.is_content, "*/SKILL.md"),  # every skill keeps the quote rules
         toc=placed(lambda rel: any(glob_match(rel, g) for g in pkg.toc)),
