@@ -335,3 +335,17 @@ def test_unlistable_folder_is_reported_once_with_its_path(pkg: Package) -> None:
     first_too_long = next(k for k in range(1, len(parts) + 1) if len(str(pkg.root.joinpath(*parts[:k]))) >= limit)
     assert found[0].path == "/".join(parts[:first_too_long])
     assert "(File name too long)" in found[0].message
+
+
+def test_messages_name_the_cause(pkg: Package) -> None:
+    # SC404 for an evidence file linked with a plain link says so, not "cited by nothing".
+    pkg.write("docs/evidence/orphan.md", evidence_text())
+    pkg.write("notes.md", pkg.read("notes.md") + "\nSee [the orphan](docs/evidence/orphan.md).\n")
+    found = {d.code: d.message for d in check(pkg.root).diagnostics}
+    assert found["SC404"].startswith("evidence file is cited by no footnote cache link; notes.md:")
+    assert "links to it with a plain link, which cites no lines" in found["SC404"]
+    # SC301 for a footnote whose cache link cites no lines says that, not "outside the lines it cites".
+    line = next(l for l in pkg.read("SKILL.md").splitlines() if l.startswith("[^src]:"))
+    pkg.replace("SKILL.md", line, line[: line.index("): ") + 1] + ")")
+    sc301 = [d.message for d in check(pkg.root).diagnostics if d.code == "SC301"]
+    assert sc301 and all("and [^src] cites no lines of it (run: skillcite fix)" in m for m in sc301)

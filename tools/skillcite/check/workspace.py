@@ -134,7 +134,7 @@ class Workspace:
                 rel = self.rel(base / d)
                 if resolve(base / d) in self.evidence_dirs or self.config.is_excluded(rel + "/x"):
                     continue
-                if (base / d / "pyvenv.cfg").is_file() or d == "site-packages" or any(glob_match(rel + "/x", g) for g in self._gitignored):
+                if os.path.isfile(base / d / "pyvenv.cfg") or d == "site-packages" or any(glob_match(rel + "/x", g) for g in self._gitignored):
                     continue  # a virtual environment, installed packages, or what .gitignore leaves out
                 if os.path.islink(base / d) and self._refused(base / d, rel):
                     continue  # os.walk would not descend it; install would copy it

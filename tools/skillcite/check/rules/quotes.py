@@ -116,9 +116,8 @@ def describe(o: QuoteOutcome) -> Diagnostic | None:
         a, b = m.lines
         new = f"L{a}" if a == b else f"L{a}-{b}"
         fix = Fix(o.definition.line, "", new) if o.definition else None
-        return Diagnostic.make(
-            "SC301", *where, f"{what} is at {ev_rel} {new}, outside the lines [^{label}] cites (run: skillcite fix)", fix, subject=subject
-        )
+        cited = f"outside the lines [^{label}] cites" if o.link is None or o.link.anchors else f"and [^{label}] cites no lines of it"
+        return Diagnostic.make("SC301", *where, f"{what} is at {ev_rel} {new}, {cited} (run: skillcite fix)", fix, subject=subject)
     if m.status == "altered":
         assert m.lines is not None
         a, b = m.lines
