@@ -349,3 +349,25 @@ def test_messages_name_the_cause(pkg: Package) -> None:
     pkg.replace("SKILL.md", line, line[: line.index("): ") + 1] + ")")
     sc301 = [d.message for d in check(pkg.root).diagnostics if d.code == "SC301"]
     assert sc301 and all("and [^src] cites no lines of it (run: skillcite fix)" in m for m in sc301)
+
+
+def test_sc304_names_a_reference_above_that_does_not_lead_in(pkg: Package) -> None:
+    pkg.replace("SKILL.md", "> Assume you have a bug.[^src]", "As the post says[^src].\n\n> Assume you have a bug.")
+    msgs = [d.message for d in check(pkg.root).diagnostics if d.code == "SC304"]
+    assert msgs == [
+        "blockquote has no footnote reference; the [^src] on line 7 does not lead into it (a blank line separates them): "
+        "end the lead-in with the reference and a colon, directly above the blockquote, or cite inside the blockquote"
+    ]
+
+
+def test_sc202_and_sc305_say_the_evidence_folder_setting_is_wrong(pkg: Package) -> None:
+    pkg.write("pyproject.toml", '[tool.skillcite]\nevidence = "cache"\n')
+    msgs = {d.message for d in check(pkg.root).diagnostics if d.code == "SC202"}
+    assert msgs == {"cache link 'docs/evidence/src.md' points outside the evidence folder cache/; cache/ does not exist: is [tool.skillcite] evidence right?"}
+    pkg.replace("SKILL.md", "([cache](docs/evidence/src.md)", "([excerpt](docs/evidence/src.md)")
+    msgs = {d.message for d in check(pkg.root).diagnostics if d.code == "SC305"}
+    assert msgs and all(
+        m.endswith("(docs/evidence/src.md is outside the evidence folder cache; the evidence folder cache does not exist: "
+                   "if it holds the source, set [tool.skillcite] evidence to its folder)")
+        for m in msgs
+    ), msgs

@@ -6,9 +6,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections.abc import Iterator
 
 from ...core.diagnostics import Diagnostic, Fix, subject_text
+from ...core.textio import TextFile
 from ..document import Document, FootnoteDef, Quote
 from ..matching import Match, locate
 from ..report import QuoteOutcome
@@ -80,7 +83,7 @@ def quotes(ws: Workspace) -> Iterator[Diagnostic]:
                     doc.rel,
                     bq.line,
                     bq.column,
-                    "blockquote has no footnote reference: cite its source with a footnote, or make it plain text (not a > blockquote)",
+                    _unsourced_message(doc.file, bq.line),
                     subject=subject_text(bq.value),
                 )
             for tag in doc.html_quotes:
@@ -94,8 +97,44 @@ def quotes(ws: Workspace) -> Iterator[Diagnostic]:
                 )
     for outcome in quote_outcomes(ws):
         finding = describe(outcome)
+        if finding is not None and finding.code == "SC305" and outcome.definition is not None:
+            finding = dataclasses.replace(finding, message=finding.message + _no_cache_link_cause(ws, outcome))
         if finding is not None:
             yield finding
+
+
+_REFERENCE = re.compile(r"\[\^([^\]\s]+)\]")
+
+
+def _unsourced_message(file: TextFile, line: int) -> str:
+    """SC304's message; it names a reference on the lines just above that does not lead into the blockquote."""
+    base = "blockquote has no footnote reference: cite its source with a footnote, or make it plain text (not a > blockquote)"
+    above = line - 1
+    while above >= 1 and not file.line(above).strip():
+        above -= 1
+    if above < 1 or above < line - 2:
+        return base
+    text = file.line(above).rstrip()
+    refs = _REFERENCE.findall(text)
+    if not refs or text.lstrip().startswith(">"):
+        return base
+    why = "a blank line separates them" if above < line - 1 else "the line does not end with the reference and a colon"
+    return (
+        f"blockquote has no footnote reference; the [^{refs[-1]}] on line {above} does not lead into it ({why}): "
+        f"end the lead-in with the reference and a colon, directly above the blockquote, or cite inside the blockquote"
+    )
+
+
+def _no_cache_link_cause(ws: Workspace, o: QuoteOutcome) -> str:
+    """Why a definition has no cache link, when it links to Markdown files outside the evidence folders."""
+    assert o.definition is not None
+    folders = ", ".join(ws.rel(d) for d in ws.evidence_dirs)
+    missing = [ws.rel(d) for d in ws.evidence_dirs if not d.is_dir()]
+    links = [link.target for link in o.definition.links if link.target.lower().endswith((".md", ".txt")) and "://" not in link.target]
+    if not links:
+        return f" (no link in it names a file in the evidence folder {folders})"
+    note = f"; the evidence folder {', '.join(missing)} does not exist" if missing else ""
+    return f" ({links[0]} is outside the evidence folder {folders}{note}: if it holds the source, set [tool.skillcite] evidence to its folder)"
 
 
 def describe(o: QuoteOutcome) -> Diagnostic | None:
