@@ -371,3 +371,20 @@ def test_sc202_and_sc305_say_the_evidence_folder_setting_is_wrong(pkg: Package) 
                    "if it holds the source, set [tool.skillcite] evidence to its folder)")
         for m in msgs
     ), msgs
+
+
+@pytest.mark.parametrize(
+    ("blockquote", "cause"),
+    [
+        ('> "Assume you have a bug. Everything else follows from this."[^src]',
+         "the blockquote is wrapped in quotation marks, which the source does not have"),
+        ("> Assume you have a bug.\nA passage with [brackets] of its own.[^src]",
+         "line 8 has no '>' but continues the blockquote (a lazy continuation line)"),
+        ("> Assume you have a bug. Everything else follows from this.\n>\n> A passage with some brackets of its own and an ellipsis in the source.[^src]",
+         "its 2 paragraphs are joined into one quote"),
+    ],
+)
+def test_sc303_names_the_blockquote_s_likely_cause(pkg: Package, blockquote: str, cause: str) -> None:
+    pkg.replace("SKILL.md", "> Assume you have a bug.[^src]", blockquote)
+    msgs = [d.message for d in check(pkg.root).diagnostics if d.code in ("SC302", "SC303")]
+    assert len(msgs) == 1 and cause in msgs[0], msgs

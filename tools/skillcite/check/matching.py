@@ -605,7 +605,7 @@ def word_diff(quoted: str, found: str, context: int = 3, trim: bool = False) -> 
     # Compare normalized words: without edge punctuation, quotation marks or
     # emphasis markup; a quote may end before the source's full
     # stop, and ``'the`` or ``*a*`` in the source is the same word.
-    keys_a = [_diff_key(w) for w in a]
+    keys_a = [w if w in _ELISIONS else w.strip(_EDGE) or w for w in a]  # marks the quote adds are differences
     keys_b = [_diff_key(w) for w in b]
     if keys_a and keys_a[0]:
         # The quote's first letter may change case (docs/citations.md).

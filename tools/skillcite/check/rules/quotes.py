@@ -103,6 +103,37 @@ def quotes(ws: Workspace) -> Iterator[Diagnostic]:
             yield finding
 
 
+def _blockquote_cause(o: QuoteOutcome) -> str:
+    """A likely cause of a blockquote not found, read from its lines: quotation marks, a lazy line, joined paragraphs."""
+    quote = o.quote
+    if not quote.block:
+        return ""
+    text = quote.text.strip()
+    if text[:1] in "\"\u201c\u201e\u00ab" and text.rstrip(".,;:!?")[-1:] in "\"\u201d\u00bb":
+        return "; the blockquote is wrapped in quotation marks, which the source does not have: a blockquote shows the words without them"
+    file = o.doc.file
+    lines = []
+    n = quote.line
+    while n <= file.line_count and file.line(n).strip():
+        lines.append(file.line(n))
+        n += 1
+    lazy = next((k for k, line in enumerate(lines) if not line.lstrip().startswith(">")), None)
+    if lazy is not None and lazy > 0:
+        return f"; line {quote.line + lazy} has no '>' but continues the blockquote (a lazy continuation line): its words are part of the quote"
+    n = quote.line
+    paragraphs = 1
+    while n < file.line_count:
+        n += 1
+        stripped = file.line(n).strip()
+        if not stripped.startswith(">"):
+            break
+        if stripped.strip("> \t") == "" and n < file.line_count and file.line(n + 1).strip().lstrip(">").strip():
+            paragraphs += 1
+    if paragraphs > 1:
+        return f"; its {paragraphs} paragraphs are joined into one quote: they must follow each other in the source (cite each on its own, or mark the gap with [...])"
+    return ""
+
+
 _REFERENCE = re.compile(r"\[\^([^\]\s]+)\]")
 
 
@@ -160,7 +191,7 @@ def describe(o: QuoteOutcome) -> Diagnostic | None:
     if m.status == "altered":
         assert m.lines is not None
         a, b = m.lines
-        return Diagnostic.make("SC302", *where, f"{what} differs from {ev_rel} L{a}-{b} (score {m.score}): {m.diff}", subject=subject)
+        return Diagnostic.make("SC302", *where, f"{what} differs from {ev_rel} L{a}-{b} (score {m.score}): {m.diff}{_blockquote_cause(o)}", subject=subject)
     if m.status == "marks":
         at = f"{ev_rel} L{m.lines[0]}-{m.lines[1]}" if m.lines else ev_rel
         return Diagnostic.make(m.code or "SC310", *where, f"{what} at {at}: {m.detail}", subject=subject)
@@ -168,7 +199,7 @@ def describe(o: QuoteOutcome) -> Diagnostic | None:
         if m.lines:
             a, b = m.lines
             closest = f"closest: L{a}-{b}, {int(m.score or 0)} of {m.words} words: {excerpt(m.diff or '')}"
-            return Diagnostic.make("SC303", *where, f"{what} not found in {ev_rel}; {closest}", subject=subject)
+            return Diagnostic.make("SC303", *where, f"{what} not found in {ev_rel}; {closest}{_blockquote_cause(o)}", subject=subject)
         return Diagnostic.make("SC303", *where, f"{what} not found in {ev_rel}: no word of it is there: {excerpt(quote.text)}", subject=subject)
     if m.status != "verified":
         raise AssertionError(f"unknown match status {m.status!r}")  # never a silent pass
