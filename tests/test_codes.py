@@ -388,3 +388,19 @@ def test_sc303_names_the_blockquote_s_likely_cause(pkg: Package, blockquote: str
     pkg.replace("SKILL.md", "> Assume you have a bug.[^src]", blockquote)
     msgs = [d.message for d in check(pkg.root).diagnostics if d.code in ("SC302", "SC303")]
     assert len(msgs) == 1 and cause in msgs[0], msgs
+
+
+@pytest.mark.parametrize(
+    "blockquote",
+    ["> Assume you have a bug.\n>\n> — A. Author[^src]", "> Assume you have a bug.\n> -- A. Author, A Post[^src]", "> Assume you have a bug.[^src]\n>\n> — A. Author"],
+)
+def test_a_closing_attribution_line_is_not_quoted(pkg: Package, blockquote: str) -> None:
+    pkg.replace("SKILL.md", "> Assume you have a bug.[^src]", blockquote)
+    report = check(pkg.root)
+    assert [d.code for d in report.diagnostics] == [] and report.quotes_verified == 2
+
+
+def test_an_attribution_does_not_excuse_altered_words(pkg: Package) -> None:
+    pkg.replace("SKILL.md", "> Assume you have a bug.[^src]", "> Assume you have no bug.\n>\n> — A. Author[^src]")
+    found = [(d.code, d.message) for d in check(pkg.root).diagnostics]
+    assert len(found) == 1 and found[0][0] == "SC302" and "[-no-] {+a+}" in found[0][1] and "joined" not in found[0][1]

@@ -19,6 +19,24 @@ from ..workspace import Workspace
 from .base import Rule
 from .footnotes import first_definitions
 
+# A blockquote's closing attribution: a dash, then a short name (and title), after the quote's last sentence.
+_ATTRIBUTION = re.compile(r"(?<=[.!?\"\u201d\u2019)\]])\s+(?:\u2014|\u2015|\u2013|--|~)\s*(?P<who>[^\u2014\u2015]{1,160})$")
+_RANK = {"verified": 0, "moved": 1, "marks": 2, "altered": 3, "notfound": 4}
+
+
+def without_attribution(quote: Quote) -> str | None:
+    """A blockquote's words without a closing ``— Author, Title`` line; None when it has none.
+
+    The attribution names the source, the footnote cites it: the words before
+    it are the quote. At most 12 words, after the end of a sentence.
+    """
+    if not quote.block:
+        return None
+    m = _ATTRIBUTION.search(quote.text.rstrip())
+    if m is None or len(m.group("who").split()) > 12:
+        return None
+    return quote.text[: m.start()].rstrip()
+
 
 def verify_quote(ws: Workspace, doc: Document, quote: Quote, definitions: dict[str, FootnoteDef] | None = None) -> QuoteOutcome | None:
     """The best outcome over every source the quote cites; None when no label is defined."""
@@ -42,7 +60,14 @@ def verify_quote(ws: Workspace, doc: Document, quote: Quote, definitions: dict[s
             if ev.kind == "notes":
                 outcome = QuoteOutcome(doc, quote, d, link, ev, Match("notes"))
             else:
-                outcome = QuoteOutcome(doc, quote, d, link, ev, locate(quote.text, ev, [a.ranges for a in link.anchors]))
+                ranges = [a.ranges for a in link.anchors]
+                match = locate(quote.text, ev, ranges)
+                words = without_attribution(quote) if match.status != "verified" else None
+                if words is not None:
+                    bare = locate(words, ev, ranges)
+                    if _RANK.get(bare.status, 9) < _RANK.get(match.status, 9):
+                        match = bare  # "— Author, Title" closing the blockquote names the source; it is not quoted
+                outcome = QuoteOutcome(doc, quote, d, link, ev, match)
             if best is None or outcome.rank < best.rank:
                 best = outcome
     return best
@@ -129,7 +154,7 @@ def _blockquote_cause(o: QuoteOutcome) -> str:
             break
         if stripped.strip("> \t") == "" and n < file.line_count and file.line(n + 1).strip().lstrip(">").strip():
             paragraphs += 1
-    if paragraphs > 1:
+    if paragraphs > 1 and without_attribution(quote) is None:
         return f"; its {paragraphs} paragraphs are joined into one quote: they must follow each other in the source (cite each on its own, or mark the gap with [...])"
     return ""
 
