@@ -251,3 +251,10 @@ def test_adopt_skips_files_with_front_matter(tmp_path: Path) -> None:
     assert result.exit_code == 0
     assert "skipped (already has front matter)" in result.output
     assert (root / "evidence/post.md").read_bytes() == converted
+
+
+def test_read_header_stops_at_a_body_line_that_looks_like_a_key() -> None:
+    text = "# Ablation\nSource: https://example.org/a\n\nAlways be ablating: remove one part at a time.\n"
+    header = read_header(text)
+    assert header is not None and header.extra == {}
+    assert (header.start, header.lines) == (1, 2)  # the Source: line only; the body's first line stays

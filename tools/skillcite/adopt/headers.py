@@ -165,15 +165,20 @@ def _block(lines: list[str], start: int, window: int) -> Header | None:
     header = Header(start=start)
     i = start
     end = start
+    after_blank = False
     while i < len(lines) and i < window + 10:
         line = lines[i]
         if _blank(line):
             i += 1
+            after_blank = True
             continue
         m = _HEADER_LINE.match(line)
         if not m:
             break
         key = _key(m)
+        if after_blank and header.key_lines and key not in KEY_MAP and key not in CONTENT_MARKERS:
+            break  # past a blank line only known keys continue the block: "Always be ablating: ..." is the body
+        after_blank = False
         value = m.group("value")
         if not value:
             if key in CONTENT_MARKERS and header.key_lines:

@@ -23,6 +23,7 @@ then renamed into place. An existing skill folder is replaced only with
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import posixpath
 import re
@@ -33,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
+from ..check.baseline import load_baseline
 from ..check.document import local_target
 from ..check.evidence import split_front_matter
 from ..check.mdlinks import find_inline_links
@@ -302,9 +304,21 @@ def _escape_glob(path: str) -> str:
 
 
 def verify_tree(plan: InstallPlan, folder: Path) -> list[str]:
-    """Every finding of a strict ``skillcite check`` of the installed tree, as ``path:line:col: CODE message``."""
+    """Every finding of a strict ``skillcite check`` of the installed tree, as ``path:line:col: CODE message``.
+
+    Findings the package's baseline accepts (``[tool.skillcite] baseline``,
+    matched by identity with the file's package path) are accepted in the
+    copy too: the package passes its own check with them.
+    """
     report = check(folder, installed_config(plan))
-    return [f"{plan.dest / d.path}:{d.line}:{d.column}: {d.code} {d.message}" for d in report.diagnostics]
+    diagnostics = report.diagnostics
+    if plan.config.baseline:
+        baseline = load_baseline(plan.root / plan.config.baseline)
+        as_packaged = [dataclasses.replace(d, path=plan.sources.get(d.path, d.path)) for d in diagnostics]
+        new, _accepted = baseline.split(as_packaged)
+        kept = {id(d) for d in new}
+        diagnostics = [d for d, p in zip(diagnostics, as_packaged, strict=True) if id(p) in kept]
+    return [f"{plan.dest / d.path}:{d.line}:{d.column}: {d.code} {d.message}" for d in diagnostics]
 
 
 def _remove(path: Path) -> None:
