@@ -172,8 +172,8 @@ def _unsourced_message(file: TextFile, line: int) -> str:
         return base
     text = file.line(above).rstrip()
     refs = _REFERENCE.findall(text)
-    if not refs or text.lstrip().startswith(">"):
-        return base
+    if not refs or text.lstrip().startswith(">") or re.match(r"\s*\[\^[^\]]+\]:", text):
+        return base  # a blockquote's own line, or a footnote definition: no lead-in
     why = "a blank line separates them" if above < line - 1 else "the line does not end with the reference and a colon"
     return (
         f"blockquote has no footnote reference; the [^{refs[-1]}] on line {above} does not lead into it ({why}): "
