@@ -404,3 +404,9 @@ def test_an_attribution_does_not_excuse_altered_words(pkg: Package) -> None:
     pkg.replace("SKILL.md", "> Assume you have a bug.[^src]", "> Assume you have no bug.\n>\n> — A. Author[^src]")
     found = [(d.code, d.message) for d in check(pkg.root).diagnostics]
     assert len(found) == 1 and found[0][0] == "SC302" and "[-no-] {+a+}" in found[0][1] and "joined" not in found[0][1]
+
+
+def test_sc302_shows_the_quote_as_written(pkg: Package) -> None:
+    pkg.replace("SKILL.md", "> Assume you have a bug.[^src]", '> "Assume you have a bug. Everything else follows from this."[^src]')
+    [d] = check(pkg.root).diagnostics
+    assert d.code == "SC302" and '[-"Assume-] {+Assume+}' in d.message and "'Assume" not in d.message

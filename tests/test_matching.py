@@ -117,6 +117,8 @@ def test_word_diff_reports_only_real_differences() -> None:
     # Equal words at the ends of a changed stretch are not part of the change; case still counts.
     assert word_diff("we saw the big dog", "we saw a big cat") == "we saw [-the-] {+a+} big [-dog-] {+cat+}"
     assert word_diff("we saw The dog", "we saw the dog") == "we saw [-The-] {+the+} dog"
+    # The quote's words as written are shown when normalization kept them one for one.
+    assert word_diff("'we saw' a dog", "we saw the dog", shown='"we saw" a dog') == '[-"we saw" a-] {+we saw the+} dog'
 
 
 def test_line_one_is_a_valid_anchor(tmp_path: Path) -> None:

@@ -593,7 +593,7 @@ def _lines(ev: Evidence, norm: Normalized, span: tuple[int, int]) -> tuple[int, 
     return ev.file.line_of(start), ev.file.line_of(max(end - 1, start))
 
 
-def word_diff(quoted: str, found: str, context: int = 3, trim: bool = False) -> str:
+def word_diff(quoted: str, found: str, context: int = 3, trim: bool = False, shown: str | None = None) -> str:
     """A compact word diff: ``[-quoted-]{+source+}`` with a little context.
 
     With ``trim``, ``found`` is a stretch of the source around the quote:
@@ -602,6 +602,8 @@ def word_diff(quoted: str, found: str, context: int = 3, trim: bool = False) -> 
     """
     a, b = quoted.split(), found.split()
     out: list[str] = []
+    # The quote as written, word for word, when normalization kept its words: shown as the author typed it (", not ').
+    display = shown.split() if shown is not None and len(shown.split()) == len(a) else a
     # Compare normalized words: without edge punctuation, quotation marks or
     # emphasis markup; a quote may end before the source's full
     # stop, and ``'the`` or ``*a*`` in the source is the same word.
@@ -624,17 +626,17 @@ def word_diff(quoted: str, found: str, context: int = 3, trim: bool = False) -> 
     ops = _only_differences(ops, keys_a, keys_b)
     for k, (tag, i1, i2, j1, j2) in enumerate(ops):
         if tag == "equal":
-            words = a[i1:i2]
+            words = display[i1:i2]
             if len(words) > 2 * context:
                 head = words[:context] if k > 0 else []
                 tail = words[-context:] if k < len(ops) - 1 else []
                 words = head + ["..."] + tail
             out.extend(words)
         elif i2 > i1 and all(key in _ELISIONS for key in keys_a[i1:i2]):
-            out.extend(a[i1:i2])  # a legitimate [...] stands for the source words it leaves out: no difference
+            out.extend(display[i1:i2])  # a legitimate [...] stands for the source words it leaves out: no difference
         else:
             if i2 > i1:
-                out.append("[-" + " ".join(a[i1:i2]) + "-]")
+                out.append("[-" + " ".join(display[i1:i2]) + "-]")
             if j2 > j1:
                 out.append("{+" + " ".join(b[j1:j2]) + "+}")
     return " ".join(out)
@@ -884,9 +886,9 @@ def locate(quote: str, ev: Evidence, anchors: list[list[Range]]) -> Match:
     around = _context(text, span[0], span[1])
     keys = {w.strip(_EDGE) for w in qp.fuzzy_text.split()}
     if any(w.strip(_EDGE) in keys for w in around.split()):
-        diff = word_diff(qp.fuzzy_text, around, trim=True)
+        diff = word_diff(qp.fuzzy_text, around, trim=True, shown=quote)
     else:
-        diff = word_diff(qp.fuzzy_text, text[span[0] : span[1]])  # no word in common: the aligned stretch alone
+        diff = word_diff(qp.fuzzy_text, text[span[0] : span[1]], shown=quote)  # no word in common: the aligned stretch alone
     return Match("altered", _lines(ev, whole, span), round(score, 1), diff)
 
 
