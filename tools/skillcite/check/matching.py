@@ -603,7 +603,9 @@ def word_diff(quoted: str, found: str, context: int = 3, trim: bool = False, sho
     a, b = quoted.split(), found.split()
     out: list[str] = []
     # The quote as written, word for word, when normalization kept its words: shown as the author typed it (", not ').
-    display = shown.split() if shown is not None and len(shown.split()) == len(a) else a
+    display = a
+    if shown is not None and len(shown.split()) == len(a):
+        display = [w if _fold_quotes(w) == q else q for w, q in zip(shown.split(), a, strict=True)]
     # Compare normalized words: without edge punctuation, quotation marks or
     # emphasis markup; a quote may end before the source's full
     # stop, and ``'the`` or ``*a*`` in the source is the same word.
@@ -640,6 +642,14 @@ def word_diff(quoted: str, found: str, context: int = 3, trim: bool = False, sho
             if j2 > j1:
                 out.append("{+" + " ".join(b[j1:j2]) + "+}")
     return " ".join(out)
+
+
+_QUOTE_CHARS = "\"\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f"
+
+
+def _fold_quotes(word: str) -> str:
+    """``word`` with every quotation mark as the normalized text writes it (')."""
+    return word.translate({ord(c): "'" for c in _QUOTE_CHARS})
 
 
 _ELISIONS = frozenset({"[...]", "[…]", "...", "…", "(...)", "[..]"})
