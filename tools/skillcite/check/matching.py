@@ -602,13 +602,14 @@ def word_diff(quoted: str, found: str, context: int = 3, trim: bool = False, sho
     """
     a, b = quoted.split(), found.split()
     out: list[str] = []
-    # The quote as written, word for word, when normalization kept its words: shown as the author typed it (", not ').
+    # Shown: the quote's own quotation marks (", not the normalized '), when normalization kept its words one for one.
     display = a
     if shown is not None and len(shown.split()) == len(a):
         display = [w if _fold_quotes(w) == q else q for w, q in zip(shown.split(), a, strict=True)]
-    # Compare normalized words: without edge punctuation, quotation marks or
-    # emphasis markup; a quote may end before the source's full
-    # stop, and ``'the`` or ``*a*`` in the source is the same word.
+    # Compare words without edge punctuation, and source words without the
+    # quotation marks or emphasis around them: a quote may end before the
+    # source's full stop, and ``'the`` or ``*a*`` in the source is ``the``
+    # or ``a`` in a quote. Quotation marks the quote adds stay differences.
     keys_a = [w if w in _ELISIONS else w.strip(_EDGE) or w for w in a]  # marks the quote adds are differences
     keys_b = [_diff_key(w) for w in b]
     if keys_a and keys_a[0]:
