@@ -83,7 +83,32 @@ def test_read_header_maps_keys_and_counts_the_blank_line() -> None:
 
 def test_read_header_needs_two_key_lines() -> None:
     assert read_header("Note: one line\n\nbody\n") is None
-    assert read_header("# A heading\nSource: https://x.org\n") is None
+    assert read_header("# A heading\n\nSome tips:\n- one\n") is None
+    assert read_header("# A heading\n\nNote: one line\n\nbody\n") is None  # a heading makes only a source enough
+
+
+def test_read_header_after_a_title_heading_keeps_the_heading() -> None:
+    header = read_header("# A Recipe\nSource: https://example.org/recipe\n\nBody.\n")
+    assert header is not None
+    assert header.fields == {"source": "https://example.org/recipe", "title": "A Recipe"}
+    assert (header.start, header.lines) == (1, 2)  # only the Source: line goes; the heading and the blank line stay
+    assert header.render_origin() == "line 2, title from the heading on line 1"
+
+
+def test_read_header_reads_the_page_to_markdown_block() -> None:
+    text = "Title: Nuts and bolts\n\nURL Source: https://example.org/slides\n\nPublished Time: 2016-12-05\n\nMarkdown Content:\nBody.\n"
+    header = read_header(text)
+    assert header is not None
+    assert header.fields == {"title": "Nuts and bolts", "source": "https://example.org/slides", "published": "2016-12-05"}
+    assert (header.start, header.lines) == (0, 7)  # through the Markdown Content: marker
+
+
+def test_read_header_further_down_needs_a_url() -> None:
+    text = "# Notes\n\nA short intro.\n\nSource: https://example.org/a\nAuthor: A. Author\n\nBody.\n"
+    header = read_header(text)
+    assert header is not None and header.fields["source"] == "https://example.org/a"
+    assert (header.start, header.lines) == (4, 7)
+    assert read_header(text.replace("https://example.org/a", "a blog")) is None
 
 
 def test_front_matter_quotes_what_yaml_would_misread() -> None:
@@ -96,14 +121,26 @@ def test_init_finds_skills_evidence_content_and_exclusions(tmp_path: Path) -> No
     plan = plan_init(root)
     assert plan.skills == ["skills/demo/SKILL.md"]
     assert plan.evidence == ["evidence"]
-    assert plan.content == ["skills/demo/SKILL.md", "skills/demo/references/more.md"]
+    # Globs, not a list of today's files: a reference added later is held to the quote rules too.
+    assert plan.content == ["skills/demo/**"]
     assert plan.exclude == ["prompt.md", "tests/**"]
     table = tomllib.loads(plan.table())["tool"]["skillcite"]
     assert table == {
         "evidence": "evidence",
-        "content": ["skills/demo/SKILL.md", "skills/demo/references/more.md"],
+        "content": ["skills/demo/**"],
         "exclude": ["prompt.md", "tests/**"],
     }
+
+
+def test_init_globs_cover_linked_folders_outside_the_skill(tmp_path: Path) -> None:
+    root = tmp_path / "pkg"
+    (root / "refs").mkdir(parents=True)
+    (root / "rl").mkdir()
+    (root / "SKILL.md").write_text("---\nname: pkg\ndescription: d\n---\nSee [a](refs/a.md) and [rl](rl/SKILL.md) and [n](NOTES.md).\n")
+    (root / "refs/a.md").write_text("# A\n")
+    (root / "NOTES.md").write_text("# Notes\n")
+    (root / "rl/SKILL.md").write_text("---\nname: rl\ndescription: d\n---\n# RL\n")
+    assert plan_init(root).content == ["NOTES.md", "SKILL.md", "refs/*.md", "rl/**"]
 
 
 def test_init_writes_once_and_refuses_to_overwrite(tmp_path: Path) -> None:
@@ -138,17 +175,51 @@ def test_adopt_converts_locks_and_moves_every_anchor(tmp_path: Path) -> None:
     assert before.quotes_verified == 2
     result = CliRunner().invoke(main, ["evidence", "adopt", "--root", str(root)])
     assert result.exit_code == 0, result.output
-    assert "evidence/post.md: front matter from 6 header line(s) -> 9 front-matter line(s); +3 lines; 2 anchor(s) moved" in result.output
+    # The licence line is written empty (10 lines, not 9), so filling it in moves nothing.
+    assert "evidence/post.md: front matter from 6 header line(s) -> 10 front-matter line(s); +4 lines; 2 anchor(s) moved" in result.output
+    assert "  filled author, published, source, title from the header (lines 1-5)" in result.output
     assert "inferred retrieved: date of the commit that added the file" in result.output
-    assert "missing license" in result.output
+    assert "missing license: its line is in the front matter, empty; fill it in, then run skillcite lock evidence/post.md" in result.output
     evidence = (root / "evidence/post.md").read_text()
     assert evidence.startswith("---\nsource: https://example.org/post\ntitle: Debugging nets\n")
     assert "retrieved: '2024-03-05'\n" in evidence
-    assert "bug L12)" in (root / "skills/demo/SKILL.md").read_text()
-    assert "post.md#L10)" in (root / "skills/demo/references/more.md").read_text()
+    assert "\nlicense:\n" in evidence
+    assert "bug L13)" in (root / "skills/demo/SKILL.md").read_text()
+    assert "post.md#L11)" in (root / "skills/demo/references/more.md").read_text()
     after = check(root)
     assert after.quotes_verified == 2
     assert [(d.code, d.message) for d in after.diagnostics] == [("SC402", "front matter lacks license")]
+    # What the message says is enough: fill the key in, lock, and nothing is left (no SC301).
+    (root / "evidence/post.md").write_text(evidence.replace("\nlicense:\n", "\nlicense: quoted under fair use\n"))
+    assert CliRunner().invoke(main, ["lock", "--root", str(root)]).exit_code == 0
+    assert [d.code for d in check(root).diagnostics] == []
+
+
+def test_adopt_reads_headers_below_a_title_and_page_to_markdown_blocks(tmp_path: Path) -> None:
+    root = foreign(tmp_path)
+    (root / "evidence/post.md").write_text("# Debugging nets\nSource: https://example.org/post\n\nNeural nets fail silently and you will not notice.\n\n"
+                                           "Assume you have a bug. Everything else follows from this.\n")
+    (root / "evidence/page.md").write_text("Title: A page\n\nURL Source: https://example.org/page\n\nMarkdown Content:\nNormalize the inputs.\n")
+    (root / "evidence/bare.md").write_text("Just text, no header.\n")
+    skill = root / "skills/demo/SKILL.md"
+    skill.write_text(SKILL.replace("bug L9)", "bug L6)") + "\n> Normalize the inputs.[^n]\n\n[^n]: A page ([cache](../../evidence/page.md): L6)\n"
+                     "\n> Just text, no header.[^b]\n\n[^b]: Bare ([cache](../../evidence/bare.md): L1)\n")
+    (root / "skills/demo/references/more.md").write_text(MORE.replace("#L7", "#L4"))
+    CliRunner().invoke(main, ["init", str(root)])
+    assert check(root).quotes_verified == 4
+    result = CliRunner().invoke(main, ["evidence", "adopt", "--root", str(root)])
+    assert result.exit_code == 0, result.output
+    assert "  filled source, title from the header (line 2, title from the heading on line 1)" in result.output
+    assert "  filled published, source, title" not in result.output
+    assert "  filled source, title from the header (lines 1-3)" in result.output
+    assert "evidence/bare.md: front matter from 0 header line(s)" in result.output
+    assert "  no header found in the first 25 lines" in result.output
+    post = (root / "evidence/post.md").read_text()
+    assert "title: Debugging nets\n" in post and "---\n# Debugging nets\n\nNeural nets" in post
+    assert "Markdown Content" not in (root / "evidence/page.md").read_text()
+    after = check(root)
+    assert after.quotes_verified == 4
+    assert sorted({d.code for d in after.diagnostics}) == ["SC402"]  # author and licences to fill in, nothing else
 
 
 def test_adopt_dry_run_writes_nothing(tmp_path: Path) -> None:
@@ -168,7 +239,7 @@ def test_adopt_reports_anchors_into_the_old_header(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["evidence", "adopt", "--root", str(root)])
     assert result.exit_code == 1
     assert "not moved: skills/demo/SKILL.md:11: title L3 points into the old header lines" in result.output
-    assert "bug L12, title L3)" in skill.read_text()
+    assert "bug L13, title L3)" in skill.read_text()
 
 
 def test_adopt_skips_files_with_front_matter(tmp_path: Path) -> None:
@@ -180,3 +251,10 @@ def test_adopt_skips_files_with_front_matter(tmp_path: Path) -> None:
     assert result.exit_code == 0
     assert "skipped (already has front matter)" in result.output
     assert (root / "evidence/post.md").read_bytes() == converted
+
+
+def test_read_header_stops_at_a_body_line_that_looks_like_a_key() -> None:
+    text = "# Ablation\nSource: https://example.org/a\n\nAlways be ablating: remove one part at a time.\n"
+    header = read_header(text)
+    assert header is not None and header.extra == {}
+    assert (header.start, header.lines) == (1, 2)  # the Source: line only; the body's first line stays

@@ -159,7 +159,7 @@ def test_documented_adoption_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert codes(root) == [("SC202", "skills/demo/SKILL.md")] * 4 + [("SC202", "skills/demo/rl/SKILL.md")]
 
     commands = walkthrough_commands()
-    assert [c[0][0] for c in commands] == ["init", "init", "evidence", "check"]
+    assert [c[0][0] for c in commands] == ["init", "init", "evidence", "fix", "check"]
     outputs = []
     for args, documented in commands:
         status, out = run(*args)
@@ -206,10 +206,9 @@ def test_documented_adoption_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     skill.write_text(skill.read_text().replace("- simplify everything", "- simplify"))
     rl.write_text(rl.read_text().replace("your observations and your rewards", "your observations and rewards"))
     slides = root / "skills/demo/rl/evidence/slides.md"
-    slides.write_text(slides.read_text().replace("kind: excerpt\n", "kind: excerpt\nlicense: quoted under fair use\n"))
-    # The new key moved the body down a line: fix follows the moved quote, lock records the edit.
-    status, out = run("fix")
-    assert status == 0, out
-    assert run("lock")[0] == 0  # the lock covers the front matter too
+    assert "\nlicense:\n" in slides.read_text()  # adopt left the line to fill in
+    slides.write_text(slides.read_text().replace("\nlicense:\n", "\nlicense: quoted under fair use\n"))
+    # Filling the empty line moved nothing: lock records the edit (it covers the front matter too).
+    assert run("lock")[0] == 0
     assert codes(root) == []
     assert run("check")[0] == 0

@@ -7,6 +7,7 @@ tests/); one test bundles the real repository.
 from __future__ import annotations
 
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -74,7 +75,7 @@ Back to [the playbook](../PLAYBOOK.md#loop).
 [^src]: A. Author, "A Post" (2020) — https://example.org/post ([cache](../docs/evidence/src.md): bug L{BUG}; checked twice)
 """
 
-EXPECTED = """<!-- pkg, bundled by skillcite 0.1.0 from SKILL.md, pinn/SKILL.md, rl/SKILL.md; about 235 tokens (characters/4). -->
+EXPECTED = """<!-- pkg, bundled by skillcite 0.2.0 from SKILL.md, pinn/SKILL.md, rl/SKILL.md; about 235 tokens (characters/4). -->
 
 **pkg**: A test skill for the bundler.
 
@@ -159,11 +160,24 @@ def assert_self_contained(text: str) -> None:
             assert fragment in doc.slugs, link
 
 
+NO_REPOSITORY = "became plain paths: no repository URL"
+
+
+def progress(stderr: str) -> list[str]:
+    """The lines of ``stderr`` other than the warning that no repository URL is known (asserted on its own)."""
+    return [line for line in stderr.splitlines() if NO_REPOSITORY not in line]
+
+
 def test_bundle_exact_output_and_estimate(tree: Package) -> None:
     r = run("bundle", str(tree.root), *SUBS)
     assert r.exit_code == 0, r.output
     assert r.stdout == EXPECTED
-    assert r.stderr.splitlines() == [estimate_line(EXPECTED, 3)]
+    # No repository URL anywhere (settings, project.urls, git remote): the left-out files became paths, and it says so.
+    assert r.stderr.splitlines() == [
+        "skillcite: warning: 2 links to files left out of the bundle became plain paths: no repository URL "
+        "(set [tool.skillcite] repository, project.urls, or a git remote named origin)",
+        estimate_line(EXPECTED, 3),
+    ]
     assert_self_contained(r.stdout)
 
 
@@ -174,14 +188,14 @@ def test_include_makes_links_in_bundle_in_a_fixed_order(tree: Package) -> None:
     assert r.exit_code == 0, r.output
     text = r.stdout
     files = "SKILL.md, PLAYBOOK.md, refs/a.md, refs/b.md, pinn/SKILL.md, rl/SKILL.md"
-    assert text.startswith(f"<!-- pkg, bundled by skillcite 0.1.0 from {files}; about {len(text) // 4} tokens (characters/4). -->\n")
+    assert text.startswith(f"<!-- pkg, bundled by skillcite 0.2.0 from {files}; about {len(text) // 4} tokens (characters/4). -->\n")
     assert "Long form: [PLAYBOOK.md](#playbook)." in text
     assert "Back to [the playbook](#loop)." in text
     assert "Back to [the skill](#pkg) and [its usage](#usage)." in text
     assert "See [b](#b) and [the playbook](#loop)." in text
     assert "See [a](#a)." in text
     assert [line for line in text.splitlines() if line.startswith("# ")] == ["# Pkg", "# Playbook", "# A", "# B", "# PINN", "# RL"]
-    assert r.stderr.splitlines() == [estimate_line(text, 6)]
+    assert progress(r.stderr) == [estimate_line(text, 6)]
     assert_self_contained(text)
     # Names and paths, in any order, select the same bytes.
     for args in (["--include", "all"], ["--include", "pinn", "--include", "refs,rl,playbook"], ["--include", "ALL,SKILL.md"]):
@@ -192,7 +206,7 @@ def test_include_makes_links_in_bundle_in_a_fixed_order(tree: Package) -> None:
 def test_same_input_same_bytes_and_only_skill_md_by_default(tree: Package) -> None:
     first, second = run("bundle", str(tree.root)), run("bundle", str(tree.root))
     assert first.exit_code == 0 and first.stdout == second.stdout
-    assert first.stdout.startswith(f"<!-- pkg, bundled by skillcite 0.1.0 from SKILL.md; about {len(first.stdout) // 4} tokens")
+    assert first.stdout.startswith(f"<!-- pkg, bundled by skillcite 0.2.0 from SKILL.md; about {len(first.stdout) // 4} tokens")
     assert "# RL" not in first.stdout and "# PINN" not in first.stdout
     # Links to files left out stay readable as paths when no repository URL is known.
     assert "Sub-skills: `rl/SKILL.md` and the PINN one (`pinn/SKILL.md`). Long form: `PLAYBOOK.md`." in first.stdout
@@ -208,7 +222,7 @@ def test_links_out_of_the_bundle_go_to_the_repository(tree: Package) -> None:
     r = run("bundle", str(tree.root), "--include", "pinn")
     assert r.exit_code == 0, r.output
     text = r.stdout
-    assert text.startswith("<!-- pkg 2.1.0, bundled by skillcite 0.1.0 from SKILL.md, pinn/SKILL.md; about ")
+    assert text.startswith("<!-- pkg 2.1.0, bundled by skillcite 0.2.0 from SKILL.md, pinn/SKILL.md; about ")
     base = "https://github.com/someone/pkg/blob/main"
     assert f"Sub-skills: [rl/SKILL.md]({base}/rl/SKILL.md) and [the PINN one](#usage-1)." in text
     assert f"Long form: [PLAYBOOK.md]({base}/PLAYBOOK.md). Notes: [the notes]({base}/notes.md)." in text
@@ -231,7 +245,7 @@ def test_header_names_the_git_commit_and_uncommitted_changes(tree: Package) -> N
     subprocess.run([*git, "commit", "-q", "-m", "x"], check=True)
     head = subprocess.run([*git, "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
     clean = run("bundle", str(tree.root)).stdout
-    assert clean.startswith(f"<!-- pkg at git {head}, bundled by skillcite 0.1.0 from SKILL.md; ")
+    assert clean.startswith(f"<!-- pkg at git {head}, bundled by skillcite 0.2.0 from SKILL.md; ")
     tree.write("notes.md", "# Notes\n\nEdited, but not bundled.\n")
     assert run("bundle", str(tree.root)).stdout == clean  # only the bundled files count
     tree.replace("SKILL.md", "# Pkg", "# Pkg\n\nEdited.")
@@ -268,7 +282,7 @@ def test_output_file_written_atomically_and_stdout_empty(tree: Package, tmp_path
     r = run("bundle", str(tree.root), *SUBS, "-o", str(out))
     assert r.exit_code == 0, r.output
     assert r.stdout == ""
-    assert r.stderr.splitlines() == [estimate_line(EXPECTED, 3), f"wrote {out}"]
+    assert progress(r.stderr) == [estimate_line(EXPECTED, 3), f"wrote {out}"]
     assert out.read_text(encoding="utf-8") == EXPECTED
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".prompt.md.")] == []
 
@@ -286,7 +300,7 @@ def test_max_tokens_exceeded_writes_nothing(tree: Package, tmp_path: Path) -> No
     r = run("bundle", str(tree.root), *SUBS, "--max-tokens", str(tokens - 1), "-o", str(out))
     assert r.exit_code == 1
     assert r.stdout == ""
-    assert r.stderr.splitlines() == [
+    assert progress(r.stderr) == [
         estimate_line(EXPECTED, 3),
         f"skillcite: error: about {tokens} tokens is over --max-tokens {tokens - 1}; nothing written",
     ]
@@ -301,7 +315,7 @@ def test_missing_root_is_a_usage_error(tmp_path: Path) -> None:
     assert r.stderr == f"skillcite: error: {tmp_path / 'nope'}: no such directory\n"
     empty = run("bundle", str(tmp_path))
     assert empty.exit_code == 2
-    assert empty.stderr == f"skillcite: error: {tmp_path}: no SKILL.md to bundle\n"
+    assert empty.stderr == f"skillcite: error: {tmp_path}: no SKILL.md here or in the folders below it\n"
 
 
 def test_include_that_matches_nothing_is_a_usage_error(tree: Package) -> None:
@@ -311,7 +325,7 @@ def test_include_that_matches_nothing_is_a_usage_error(tree: Package) -> None:
     glob = run("bundle", str(tree.root), "--include", "docs/*.txt")
     assert glob.exit_code == 2
     assert glob.stderr == (
-        f"skillcite: error: --include 'docs/*.txt' matches no file under {tree.root} (names: playbook, refs, pinn, rl, all; or a path or glob)\n"
+        f"skillcite: error: --include 'docs/*.txt' matches no Markdown file under {tree.root} (names: playbook, refs, pinn, rl, all; or a path, a folder or a glob)\n"
     )
     tree.write("tool.py", "print()\n")
     bad = run("bundle", str(tree.root), "--include", "tool.py")
@@ -398,7 +412,8 @@ def test_real_repository_bundles_without_dangling_footnotes(include: str | None,
     assert r.exit_code == 0, r.stderr
     text = r.stdout
     assert_self_contained(text)
-    assert re.fullmatch(r"bundle: \d+ files?, \d+ characters, about \d+ tokens \(characters/4\)\n", r.stderr)
+    assert len(progress(r.stderr)) == 1
+    assert re.fullmatch(r"bundle: \d+ files?, \d+ characters, about \d+ tokens \(characters/4\)", progress(r.stderr)[0])
     assert f"{len(text)} characters, about {len(text) // 4} tokens" in r.stderr
     assert re.match(rf"<!-- ml-debug \d+\.\d+\.\d+\S*( at git [0-9a-f]{{12}}( \(with uncommitted changes\))?)?, bundled by .*; about {len(text) // 4} tokens", text)
     assert not text.startswith("---") and "\nname: ml-debug\n" not in text
@@ -406,3 +421,33 @@ def test_real_repository_bundles_without_dangling_footnotes(include: str | None,
     name = Path("b.md")
     doc = parse_document(name, "b.md", TextFile(name, text, False, line_starts(text)), lambda _t, _u: False)
     assert {d.label.split("-", 1)[0] for d in doc.definitions} >= prefixes
+
+
+def _documented_bundle_examples() -> list[tuple[list[str], int | None]]:
+    """The bundle commands of README.md's block and of ``bundle --help``, each with the token count its comment states."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    help_text = CliRunner().invoke(main, ["bundle", "--help"]).output
+    out = []
+    for line in readme.splitlines() + help_text.splitlines():
+        command, _, comment = line.strip().partition("#")
+        if not command.startswith("skillcite bundle"):
+            continue
+        words = shlex.split(command.split(">")[0])  # "> prompt.md": stdout, written to a file below as -o
+        stated = re.search(r"about ([0-9,]+)", comment)
+        out.append((words[2:], int(stated.group(1).replace(",", "")) if stated else None))
+    return out
+
+
+def test_documented_bundle_examples_hold(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    examples = _documented_bundle_examples()
+    assert len(examples) >= 6  # three in the README, three in --help
+    monkeypatch.chdir(ROOT / "rl")  # from a sub-folder, as any folder of the skill works
+    for args, stated in examples:
+        args = [str(tmp_path / "prompt.md") if a == "prompt.md" else a for a in args]
+        if "-o" not in args:
+            args += ["-o", str(tmp_path / "prompt.md")]
+        result = CliRunner().invoke(main, ["bundle", *args])
+        assert result.exit_code == 0, (args, result.output)
+        tokens = int(re.search(r"about (\d+) tokens", result.output).group(1))
+        if stated is not None:
+            assert abs(tokens - stated) <= stated * 0.05, (args, tokens, stated)

@@ -335,3 +335,78 @@ def test_unlistable_folder_is_reported_once_with_its_path(pkg: Package) -> None:
     first_too_long = next(k for k in range(1, len(parts) + 1) if len(str(pkg.root.joinpath(*parts[:k]))) >= limit)
     assert found[0].path == "/".join(parts[:first_too_long])
     assert "(File name too long)" in found[0].message
+
+
+def test_messages_name_the_cause(pkg: Package) -> None:
+    # SC404 for an evidence file linked with a plain link says so, not "cited by nothing".
+    pkg.write("docs/evidence/orphan.md", evidence_text())
+    pkg.write("notes.md", pkg.read("notes.md") + "\nSee [the orphan](docs/evidence/orphan.md).\n")
+    found = {d.code: d.message for d in check(pkg.root).diagnostics}
+    assert found["SC404"].startswith("evidence file is cited by no footnote cache link; notes.md:")
+    assert "links to it with a plain link, which cites no lines" in found["SC404"]
+    # SC301 for a footnote whose cache link cites no lines says that, not "outside the lines it cites".
+    line = next(l for l in pkg.read("SKILL.md").splitlines() if l.startswith("[^src]:"))
+    pkg.replace("SKILL.md", line, line[: line.index("): ") + 1] + ")")
+    sc301 = [d.message for d in check(pkg.root).diagnostics if d.code == "SC301"]
+    assert sc301 and all("and [^src] cites no lines of it (run: skillcite fix)" in m for m in sc301)
+
+
+def test_sc304_names_a_reference_above_that_does_not_lead_in(pkg: Package) -> None:
+    pkg.replace("SKILL.md", "> Assume you have a bug.[^src]", "As the post says[^src].\n\n> Assume you have a bug.")
+    msgs = [d.message for d in check(pkg.root).diagnostics if d.code == "SC304"]
+    assert msgs == [
+        "blockquote has no footnote reference; the [^src] on line 7 does not lead into it (a blank line separates them): "
+        "end the lead-in with the reference and a colon, directly above the blockquote, or cite inside the blockquote"
+    ]
+
+
+def test_sc202_and_sc305_say_the_evidence_folder_setting_is_wrong(pkg: Package) -> None:
+    pkg.write("pyproject.toml", '[tool.skillcite]\nevidence = "cache"\n')
+    msgs = {d.message for d in check(pkg.root).diagnostics if d.code == "SC202"}
+    assert msgs == {"cache link 'docs/evidence/src.md' points outside the evidence folder cache/; cache/ does not exist: is [tool.skillcite] evidence right?"}
+    pkg.replace("SKILL.md", "([cache](docs/evidence/src.md)", "([excerpt](docs/evidence/src.md)")
+    msgs = {d.message for d in check(pkg.root).diagnostics if d.code == "SC305"}
+    assert msgs and all(
+        m.endswith("(docs/evidence/src.md is outside the evidence folder cache; the evidence folder cache does not exist: "
+                   "if it holds the source, set [tool.skillcite] evidence to its folder)")
+        for m in msgs
+    ), msgs
+
+
+@pytest.mark.parametrize(
+    ("blockquote", "cause"),
+    [
+        ('> "Assume you have a bug. Everything else follows from this."[^src]',
+         "the blockquote is wrapped in quotation marks, which the source does not have"),
+        ("> Assume you have a bug.\nA passage with [brackets] of its own.[^src]",
+         "line 8 has no '>' but continues the blockquote (a lazy continuation line)"),
+        ("> Assume you have a bug. Everything else follows from this.\n>\n> A passage with some brackets of its own and an ellipsis in the source.[^src]",
+         "its 2 paragraphs are joined into one quote"),
+    ],
+)
+def test_sc303_names_the_blockquote_s_likely_cause(pkg: Package, blockquote: str, cause: str) -> None:
+    pkg.replace("SKILL.md", "> Assume you have a bug.[^src]", blockquote)
+    msgs = [d.message for d in check(pkg.root).diagnostics if d.code in ("SC302", "SC303")]
+    assert len(msgs) == 1 and cause in msgs[0], msgs
+
+
+@pytest.mark.parametrize(
+    "blockquote",
+    ["> Assume you have a bug.\n>\n> — A. Author[^src]", "> Assume you have a bug.\n> -- A. Author, A Post[^src]", "> Assume you have a bug.[^src]\n>\n> — A. Author"],
+)
+def test_a_closing_attribution_line_is_not_quoted(pkg: Package, blockquote: str) -> None:
+    pkg.replace("SKILL.md", "> Assume you have a bug.[^src]", blockquote)
+    report = check(pkg.root)
+    assert [d.code for d in report.diagnostics] == [] and report.quotes_verified == 2
+
+
+def test_an_attribution_does_not_excuse_altered_words(pkg: Package) -> None:
+    pkg.replace("SKILL.md", "> Assume you have a bug.[^src]", "> Assume you have no bug.\n>\n> — A. Author[^src]")
+    found = [(d.code, d.message) for d in check(pkg.root).diagnostics]
+    assert len(found) == 1 and found[0][0] == "SC302" and "[-no-] {+a+}" in found[0][1] and "joined" not in found[0][1]
+
+
+def test_sc302_shows_the_quote_as_written(pkg: Package) -> None:
+    pkg.replace("SKILL.md", "> Assume you have a bug.[^src]", '> "Assume you have a bug. Everything else follows from this."[^src]')
+    [d] = check(pkg.root).diagnostics
+    assert d.code == "SC302" and '[-"Assume-] {+Assume+}' in d.message and "'Assume" not in d.message

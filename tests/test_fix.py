@@ -196,7 +196,9 @@ def test_cache_link_without_anchors_gets_one(pkg: Package) -> None:
     line = next(l for l in pkg.read("SKILL.md").splitlines() if l.startswith("[^src]:"))
     pkg.replace("SKILL.md", line, line[: line.index("): ") + 1] + ")")
     assert set(codes(pkg.root)) == {"SC209", "SC301"}
-    assert fix(pkg.root).exit_code == 0
+    r = fix(pkg.root)
+    assert r.exit_code == 0
+    assert "1 file changed (0 for moved quotes, 1 added to links without anchors, 0 carried, 0 refused)" in r.output
     ev = pkg.read(SRC)
     bug, silent = line_of(ev, "Assume you have a bug"), line_of(ev, "neural nets fail silently")
     assert f"([cache](docs/evidence/src.md): L{silent}+L{bug})" in pkg.read("SKILL.md")
@@ -285,21 +287,90 @@ def test_uniform_offset_moves_every_anchor_without_git(pkg: Package) -> None:
     assert codes(pkg.root) == []
 
 
-def test_quotes_moved_by_different_offsets_are_followed_one_by_one(pkg: Package) -> None:
+def test_quotes_moved_by_different_offsets_replace_the_anchors_their_labels_name(pkg: Package) -> None:
     # Two lines above the first passage, one more above the second: no common
-    # offset, so the paraphrase anchor is not guessed, and with no history
-    # each quote's lines are added beside anchors fix cannot tell apart.
+    # offset, so the paraphrase anchor is not guessed. The label "bug" names the
+    # first quote's words: its anchor is replaced, and the other free anchor is
+    # the only one left for the second quote. Nothing is appended.
     cheap = add_paraphrase(pkg)
+    insert_at_top(pkg, "New one.\nNew two.\n")
+    pkg.replace(SRC, "[...]\n", "[...]\nAnother.\n")
+    assert CliRunner().invoke(main, ["lock", "--root", str(pkg.root)]).exit_code == 0
+    r = fix(pkg.root)
+    assert r.exit_code == 0, r.output
+    ev = pkg.read(SRC)
+    assert definition(pkg).endswith(f"bug L{line_of(ev, 'Assume you')}, silent L{line_of(ev, 'neural nets fail')})")
+    assert f"cheap L{cheap})" in pkg.read("SKILL.md")
+    assert codes(pkg.root) == []
+
+
+def test_quotes_moved_by_different_offsets_without_labels_or_history_are_added(pkg: Package) -> None:
+    # No label, no history, both old anchors still on text: fix cannot tell
+    # which anchor each quote left (either could hold a paraphrase), so it adds
+    # the lines and says so.
     old = pkg.read(SRC)
     bug, silent = line_of(old, "Assume you"), line_of(old, "neural nets fail")
+    pkg.replace("SKILL.md", f"bug L{bug}, silent L{silent}", f"L{bug}, L{silent}")
     insert_at_top(pkg, "New one.\nNew two.\n")
     pkg.replace(SRC, "[...]\n", "[...]\nAnother.\n")
     assert CliRunner().invoke(main, ["lock", "--root", str(pkg.root)]).exit_code == 0
     r = fix(pkg.root)
     assert r.exit_code == 1
-    assert f"any of bug L{bug}, silent L{silent} may be the one it left" in r.output
-    assert definition(pkg).endswith(f"bug L{bug}, silent L{silent}, L{silent + 2}+L{bug + 3})")
-    assert f"cheap L{cheap})" in pkg.read("SKILL.md")
+    assert f"any of L{bug}, L{silent} may be the one it left" in r.output
+    assert definition(pkg).endswith(f"L{bug}, L{silent}, L{silent + 2}+L{bug + 3})")
+
+
+def test_stale_labelled_anchors_past_the_end_are_replaced_after_a_rewrite(pkg: Package) -> None:
+    # The issue's cache rewrite: the evidence is rewritten in one commit, both
+    # labelled anchors are stale (one past the end of the file). fix replaces
+    # each with the quote's new lines, with and without --from.
+    bug, silent = line_of(pkg.read(SRC), "Assume you"), line_of(pkg.read(SRC), "neural nets fail")
+    pkg.replace("SKILL.md", f"bug L{bug}, silent L{silent}", f"Assume-you-have-a-bug L{bug + 40}, fail-silently L{silent + 3}")
+    commit_all(pkg.root)
+    short = "Neural nets fail silently and you will not notice.\n\nAssume you have a bug. Everything else follows from this.\n"
+    pkg.write(SRC, evidence_text(short))
+    commit_all(pkg.root)
+    ev = pkg.read(SRC)
+    want = f"Assume-you-have-a-bug L{line_of(ev, 'Assume you')}, fail-silently L{line_of(ev, 'fail silently')})"
+    for args in ((), ("--from", "HEAD~1")):
+        r = fix(pkg.root, "--diff", *args)
+        assert r.exit_code == 0, r.output
+        assert "remove the stale one by hand" not in r.output
+    r = fix(pkg.root)
+    assert r.exit_code == 0, r.output
+    assert definition(pkg).endswith(want)
+    assert codes(pkg.root) == []
+
+
+def test_history_tells_which_unlabelled_anchor_a_quote_left(pkg: Package) -> None:
+    # Two unlabelled anchors, both still on text; the evidence changed in the last
+    # commit: its line diff maps one old anchor onto the quote's new lines.
+    old = pkg.read(SRC)
+    bug, silent = line_of(old, "Assume you"), line_of(old, "neural nets fail")
+    pkg.replace("SKILL.md", f"bug L{bug}, silent L{silent}", f"L{bug}, L{silent}")
+    commit_all(pkg.root)
+    insert_at_top(pkg, "New one.\nNew two.\n")
+    pkg.replace(SRC, "[...]\n", "[...]\nAnother.\n")
+    assert CliRunner().invoke(main, ["lock", "--root", str(pkg.root)]).exit_code == 0
+    commit_all(pkg.root)
+    r = fix(pkg.root)
+    assert r.exit_code == 0, r.output
+    ev = pkg.read(SRC)
+    assert definition(pkg).endswith(f"L{line_of(ev, 'Assume you')}, L{line_of(ev, 'neural nets fail')})")
+    assert codes(pkg.root) == []
+
+
+def test_github_fragment_anchors_are_repaired(pkg: Package) -> None:
+    bug = line_of(pkg.read(SRC), "Assume you")
+    pkg.replace("SKILL.md", "> Assume you have a bug.[^src]", "> Assume you have a bug. Everything else follows from this.[^frag]")
+    pkg.write("SKILL.md", pkg.read("SKILL.md") + f"[^frag]: A. ([cache](docs/evidence/src.md#L{bug}))\n")
+    assert codes(pkg.root) == []
+    insert_at_top(pkg, "New one.\nNew two.\n")
+    assert CliRunner().invoke(main, ["lock", "--root", str(pkg.root)]).exit_code == 0
+    r = fix(pkg.root)
+    assert r.exit_code == 0, r.output
+    assert f"(docs/evidence/src.md#L{bug + 2}))" in pkg.read("SKILL.md")
+    assert codes(pkg.root) == []
 
 
 def test_not_found_is_spelt_out(pkg: Package) -> None:
@@ -404,15 +475,35 @@ def test_one_free_anchor_of_several_is_the_one_rewritten(pkg: Package) -> None:
 
 
 def test_two_free_anchors_get_a_new_one_and_a_note_naming_both(pkg: Package) -> None:
-    # A paraphrase anchor in the same link is as free as the stale one: which
-    # one the quote left is a guess, so the lines are added and both named.
+    # A paraphrase anchor in the same link is as free as the stale one, both on
+    # text, and no label names the quote: which one the quote left is a guess,
+    # so the lines are added and both named.
+    bug = line_of(pkg.read(SRC), "Assume you")
+    cheap = line_of(pkg.read(SRC), "It is a cheap")
+    pkg.replace("SKILL.md", f"bug L{bug}, ", f"first L{bug + 3}, cheap L{cheap}, ")
+    r = fix(pkg.root)
+    assert r.exit_code == 1
+    assert f"any of first L{bug + 3}, cheap L{cheap} may be the one it left" in r.output
+    assert f"first L{bug + 3}, cheap L{cheap}, silent L{line_of(pkg.read(SRC), 'neural nets fail')}, L{bug})" in definition(pkg)
+
+
+def test_a_label_naming_the_quote_tells_the_stale_anchor_from_a_paraphrase(pkg: Package) -> None:
     bug = line_of(pkg.read(SRC), "Assume you")
     cheap = line_of(pkg.read(SRC), "It is a cheap")
     pkg.replace("SKILL.md", f"bug L{bug}, ", f"bug L{bug + 3}, cheap L{cheap}, ")
     r = fix(pkg.root)
-    assert r.exit_code == 1
-    assert f"any of bug L{bug + 3}, cheap L{cheap} may be the one it left" in r.output
-    assert f"bug L{bug + 3}, cheap L{cheap}, silent L{line_of(pkg.read(SRC), 'neural nets fail')}, L{bug})" in definition(pkg)
+    assert r.exit_code == 0, r.output
+    assert f"bug L{bug}, cheap L{cheap}, silent L{line_of(pkg.read(SRC), 'neural nets fail')})" in definition(pkg)
+
+
+def test_an_anchor_past_the_end_is_the_one_a_quote_left(pkg: Package) -> None:
+    # No label; the paraphrase anchor is on text, the other one past the end of the file: it held nothing.
+    bug = line_of(pkg.read(SRC), "Assume you")
+    cheap = line_of(pkg.read(SRC), "It is a cheap")
+    pkg.replace("SKILL.md", f"bug L{bug}, ", f"L{bug + 300}, cheap L{cheap}, ")
+    r = fix(pkg.root)
+    assert r.exit_code == 0, r.output
+    assert f"L{bug}, cheap L{cheap}, silent L" in definition(pkg)
 
 
 def test_reversed_range_is_reported_not_carried(pkg: Package) -> None:
@@ -472,3 +563,23 @@ def test_empty_anchor_list_gets_a_parseable_anchor(pkg: Package) -> None:
     bug, silent = line_of(ev, "Assume you have a bug"), line_of(ev, "neural nets fail silently")
     assert definition(pkg).endswith(f"([cache](docs/evidence/src.md): L{silent}+L{bug})")
     assert codes(pkg.root) == []
+
+
+# -- issue: fix honours the baseline and inline suppressions ----------------------
+
+
+def test_fix_check_agrees_with_check_strict_under_a_baseline_and_suppressions(pkg: Package) -> None:
+    pkg.replace("SKILL.md", "> Assume you have a bug.", "> Assume you have a bug. Everything else follows from that.")  # SC302, to accept
+    pkg.replace("SKILL.md", 'As the post says, "neural nets fail silently"[^src].',
+                '<!-- skillcite: ignore SC303 -->\nAs the post says, "neural nets never fail"[^src].')  # SC303, suppressed
+    strict = CliRunner().invoke(main, ["check", str(pkg.root), "--strict"])
+    assert strict.exit_code == 1 and "SC302" in strict.output and "SC303" not in strict.output, strict.output
+    r = fix(pkg.root, "--check")
+    assert r.exit_code == 1 and "is not found" not in r.output
+    assert "blockquote is altered" in r.output
+    assert CliRunner().invoke(main, ["check", str(pkg.root), "--write-baseline", str(pkg.root / "base.json")]).exit_code == 0
+    pkg.write("pyproject.toml", '[tool.skillcite]\nevidence = "docs/evidence"\nbaseline = "base.json"\n')
+    assert CliRunner().invoke(main, ["check", str(pkg.root), "--strict"]).exit_code == 0
+    r = fix(pkg.root, "--check")
+    assert r.exit_code == 0, r.output
+    assert "0 files would change" in r.output and "not fixed" not in r.output

@@ -165,7 +165,7 @@ def _git_init(root: Path) -> None:
 def test_root_is_the_nearest_table_then_git_then_the_folder(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     (repo / "a/b").mkdir(parents=True)
-    assert find_root(repo / "a/b") == ((repo / "a/b").resolve(), "current folder (no [tool.skillcite] or git work tree above it)")
+    assert find_root(repo / "a/b") == ((repo / "a/b").resolve(), "current folder: no [tool.skillcite] or git work tree above it")
     _git_init(repo)
     assert find_root(repo / "a/b") == (repo.resolve(), "top of the git work tree")
     (repo / "a/pyproject.toml").write_text("[tool.skillcite]\n")
@@ -241,3 +241,27 @@ def test_message_sc401_lists_the_required_keys(pkg: Package) -> None:
         "no YAML front matter: open the file with a --- block holding source, title, author, retrieved, kind, license, sha256"
         " (skillcite evidence adopt converts Source:/Title: header lines)",
     )]
+
+
+def test_check_with_nothing_to_check_fails_and_names_the_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+    from skillcite.cli import main
+
+    folder = tmp_path / "wrong-folder"
+    folder.mkdir()
+    result = CliRunner().invoke(main, ["check", str(folder), "--strict"])
+    assert result.exit_code == 1
+    assert f"skillcite: error: nothing to check under {folder}: no Markdown file matches include ['**/*.md']" in result.output
+    # Outside any repository: the root is named, and a virtual environment or what .gitignore lists is never checked.
+    (folder / "venv1/lib/site-packages/pkg").mkdir(parents=True)
+    (folder / "venv1/pyvenv.cfg").write_text("home = /usr\n")
+    (folder / "venv1/lib/site-packages/pkg/README.md").write_text("> unsourced\n")
+    (folder / "scratch").mkdir()
+    (folder / "scratch/notes.md").write_text("# Notes\n")
+    (folder / ".gitignore").write_text("# local\nscratch/\n")
+    (folder / "README.md").write_text("# Top\n")
+    monkeypatch.chdir(folder)
+    result = CliRunner().invoke(main, ["check"])
+    assert result.exit_code == 0, result.output
+    assert f"skillcite: root {folder.resolve()} (current folder: no [tool.skillcite] or git work tree above it)" in result.output
+    assert "checked 1 files" in result.output

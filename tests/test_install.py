@@ -120,7 +120,7 @@ def test_install_writes_three_skills_with_rewritten_links(tree: Package, tmp_pat
         f"installed pkg -> {dest / 'pkg'} (5 files)",
         f"installed pkg-pinn -> {dest / 'pkg-pinn'} (1 file)",
         f"installed pkg-rl -> {dest / 'pkg-rl'} (1 file)",
-        "checked: the installed skills pass skillcite check --strict (quotes, links, names)",
+        "checked: the installed skills pass skillcite check --strict (quotes, links, names); check them again with install --verify",
     ]
     assert sorted(p.name for p in dest.iterdir()) == ["pkg", "pkg-pinn", "pkg-rl"]
     # Seeds, link closure (notes.md) and evidence; not tools/, drafts/ or pyproject.toml.

@@ -106,6 +106,21 @@ def test_word_diff_marks_changes() -> None:
     assert word_diff("a b c", "a x c") == "a [-b-] {+x+} c"
 
 
+def test_word_diff_reports_only_real_differences() -> None:
+    # Quotation marks and emphasis around a source word are no difference ([-the-] {+'the+} was shown).
+    assert word_diff("the cat sat on a mat", "'the cat sat on *a* mat") == "the cat sat on a mat"
+    assert word_diff("the cat sat on a rug", "'the cat sat on *a* mat") == "the cat sat on a [-rug-] {+mat+}"
+    # A legitimate [...] stands for the words it leaves out.
+    assert word_diff("he said the cat [...] sat on a mat", "he said the cat was asleep and then sat on a mat", trim=True) == (
+        "he said the cat [...] sat on a mat"
+    )
+    # Equal words at the ends of a changed stretch are not part of the change; case still counts.
+    assert word_diff("we saw the big dog", "we saw a big cat") == "we saw [-the-] {+a+} big [-dog-] {+cat+}"
+    assert word_diff("we saw The dog", "we saw the dog") == "we saw [-The-] {+the+} dog"
+    # The quote's words as written are shown when normalization kept them one for one.
+    assert word_diff("'we saw' a dog", "we saw the dog", shown='"we saw" a dog') == '[-"we saw" a-] {+we saw the+} dog'
+
+
 def test_line_one_is_a_valid_anchor(tmp_path: Path) -> None:
     e = ev(tmp_path, "First line holds a fact.\nSecond line.\n")
     assert locate("First line holds a fact", e, at((1, 1))) == locate("Second line", e, at((2, 2)))

@@ -84,8 +84,8 @@ def test_the_pinned_commit_is_in_main_history() -> None:
     assert _history_has(sha), f"{sha} is not an ancestor of HEAD: pin a commit of main"
 
 
-@pytest.mark.slow
-def test_the_documented_install_works_at_the_pinned_commit(tmp_path: Path) -> None:
+def _install_pinned(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """skillcite installed by the documented command (the URL swapped for a local clone); its path and environment."""
     sha = pinned()
     if not _history_has(sha):
         pytest.fail(f"{sha} is not in this repository's history")
@@ -100,12 +100,45 @@ def test_the_documented_install_works_at_the_pinned_commit(tmp_path: Path) -> No
     # Offline, built with the test environment's setuptools (tests/venvs.py).
     done = venv.pip_install(*words[2:])
     assert done.returncode == 0, done.stderr
-    skillcite = venv.bindir / "skillcite"
+    return venv.bindir / "skillcite", env
+
+
+@pytest.mark.slow
+def test_the_documented_install_works_at_the_pinned_commit(tmp_path: Path) -> None:
+    skillcite, env = _install_pinned(tmp_path)
     version = _run([str(skillcite), "--version"], env=env)
     assert version.returncode == 0 and version.stdout.startswith("skillcite, version "), version.stdout + version.stderr
     pkg = clean_package(tmp_path / "pkg")
     done = _run([str(skillcite), "check", "--strict", str(pkg.root)], env=env)
     assert done.returncode == 0 and "0 errors, 0 warnings" in done.stdout, done.stdout + done.stderr
+
+
+def documented_commands() -> list[list[str]]:
+    """Every ``skillcite`` command of docs/adopting.md's code blocks (``- run:`` steps of its workflow snippets included)."""
+    text = DOCS.read_text(encoding="utf-8")
+    out = []
+    for block in re.findall(r"```(?:sh|yaml)\n(.*?)```", text, re.S):
+        for line in block.splitlines():
+            command = line.strip().removeprefix("- run:").strip().split("#", 1)[0].split(">", 1)[0]
+            if command.startswith("skillcite "):
+                out.append(shlex.split(command)[1:])
+    return out
+
+
+@pytest.mark.slow
+def test_every_documented_command_runs_at_the_pinned_commit(tmp_path: Path) -> None:
+    # The SARIF step of the docs was pinned to a commit without --format sarif, and "|| true" hid it:
+    # each documented command must be known to the pinned skillcite (exit 0 or 1, findings; never 2, usage).
+    commands = documented_commands()
+    assert ["check", "--strict", "--format", "sarif"] in commands and ["evidence", "adopt"] in commands
+    skillcite, env = _install_pinned(tmp_path)
+    pkg = clean_package(tmp_path / "pkg")
+    (pkg.root / "pyproject.toml").unlink()  # a repository that has not adopted skillcite yet: init writes the table
+    assert _run(["git", "init", "-q"], cwd=pkg.root).returncode == 0
+    for args in commands:
+        done = _run([str(skillcite), *args], cwd=pkg.root, env=env)
+        assert done.returncode in (0, 1), (args, done.stdout + done.stderr)
+    assert "|| true" not in DOCS.read_text(encoding="utf-8")
 
 
 @pytest.mark.slow

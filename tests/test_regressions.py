@@ -297,12 +297,19 @@ def test_fix_does_not_guess_which_anchor_a_quote_left(pkg: Package) -> None:
     # paraphrase anchor are both stale, and the nearer one is the paraphrase's.
     body = "New intro line.\nAnother.\nAnd another.\nAssume you have a bug.\n\nRaise the threshold slowly.\n"
     content = 'The threshold should go up slowly[^s]. "Assume you have a bug"[^s].'
-    package(pkg, body, content, "assume-bug L11, raise-threshold L13")
+    # Labels that do not name the quote tell nothing: the lines are added, both candidates named.
+    package(pkg, body, content, "first L11, second L13")
     plan = plan_fixes(pkg.root)
     fixed = plan.fixed[(pkg.root / "SKILL.md").resolve()]
-    assert "raise-threshold L13" in fixed  # never rewritten into the quote's lines
-    assert "assume-bug L11, raise-threshold L13, L14)" in fixed
-    assert any("raise-threshold" in note for note in plan.unresolved)
+    assert "second L13" in fixed  # never rewritten into the quote's lines
+    assert "first L11, second L13, L14)" in fixed
+    assert any("second L13" in note for note in plan.unresolved)
+    # A label that names the quote's words tells which anchor it left: that one is replaced,
+    # the paraphrase's stays where it was.
+    package(pkg, body, content, "assume-bug L11, raise-threshold L13")
+    plan = plan_fixes(pkg.root)
+    assert "assume-bug L14, raise-threshold L13)" in plan.fixed[(pkg.root / "SKILL.md").resolve()]
+    assert plan.unresolved == []
     # With a single candidate there is nothing to guess: it is rewritten.
     package(pkg, body, '"Assume you have a bug"[^s].', "assume-bug L11")
     plan = plan_fixes(pkg.root)

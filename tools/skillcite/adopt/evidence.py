@@ -46,9 +46,20 @@ class Adopted:
     inferred: dict[str, str] = field(default_factory=dict)  # key -> how it was inferred
     missing: list[str] = field(default_factory=list)  # required keys still to fill by hand
     header_lines: int = 0  # lines of the old header (gone with it)
+    header_start: int = 0  # 0-based first line of the old header (lines above it stay, a heading say)
+    front_lines: int = 0  # lines of the new front matter
     delta: int = 0  # lines added (negative: removed) before the body
+    origin: str = ""  # where the header's fields came from ("lines 1-5"), empty when no header was found
     anchors_moved: int = 0
     uncarried: list[str] = field(default_factory=list)  # "doc.md:12: label L3 points into the old header"
+
+    def new_line(self, line: int) -> int | None:
+        """Where 1-based ``line`` of the old file is after adoption (None: it was a header line)."""
+        if line <= self.header_start:
+            return line + self.front_lines
+        if line <= self.header_start + self.header_lines:
+            return None
+        return line + self.delta
 
 
 @dataclass(slots=True)
@@ -87,12 +98,13 @@ def _convert(tf: TextFile, rel: str) -> tuple[str, Adopted]:
     header = read_header(tf.text)
     newline = "\r\n" if "\r\n" in tf.text[: 2000] else "\n"
     values: dict[str, str] = {}
-    header_lines = 0
+    header_start = header_end = 0
     if header is not None:
         values.update(header.fields)
         values.update({k: v for k, v in header.extra.items() if k not in values})
         result.found = sorted(header.fields)
-        header_lines = header.lines
+        result.origin = header.render_origin()
+        header_start, header_end = header.start, header.lines
     if "retrieved" not in values:
         when = _first_commit_date(tf.path)
         if when:
@@ -106,13 +118,21 @@ def _convert(tf: TextFile, rel: str) -> tuple[str, Adopted]:
         result.inferred["kind"] = "assumed excerpt (use transcript or notes if it is one)"
     elif values["kind"] not in KINDS:
         result.missing.append(f"kind ({values['kind']!r} is not one of {', '.join(KINDS)})")
-    result.missing.extend(k for k in REQUIRED if not values.get(k))
+    missing = [k for k in REQUIRED if not values.get(k)]
+    result.missing.extend(missing)
+    values.update({k: "" for k in missing})  # an empty line to fill in: filling it moves no anchor
     # Lines are counted on "\n" only (as anchors count them), never splitlines().
-    body = tf.text[tf.line_starts[header_lines] :] if header_lines < len(tf.line_starts) else ""
+    starts = tf.line_starts
+    above = tf.text[: starts[header_start]] if header_start < len(starts) else tf.text
+    below = tf.text[starts[header_end] :] if header_end < len(starts) else ""
+    body = above + below
+    header_lines = header_end - header_start
     front = render_front_matter(values, newline)
     new_text, _digest, _changed = relock_text(front + body)
     new_front_lines = new_text[: len(new_text) - len(body)].count("\n")
     result.header_lines = header_lines
+    result.header_start = header_start
+    result.front_lines = new_front_lines
     result.delta = new_front_lines - header_lines
     result.reason = f"{header_lines} header line(s) -> {new_front_lines} front-matter line(s)"
     return new_text, result
@@ -146,14 +166,14 @@ def plan_adoption(root: Path, paths: list[Path] | None = None, config: Config | 
                 adopted = by_target.get(target)
                 if adopted is None:
                     continue
-                removed = adopted.header_lines
                 for anchor in link.anchors:
                     where = f"{doc.rel}:{doc.file.line_of(anchor.offset)}"
-                    if any(r.start <= removed for r in anchor.ranges):
+                    ends = [(adopted.new_line(r.start), adopted.new_line(r.end)) for r in anchor.ranges]
+                    if any(a is None or b is None for a, b in ends):
                         shown = f"{anchor.label} {anchor.render_ranges()}".strip()
                         adopted.uncarried.append(f"{where}: {shown} points into the old header lines")
                         continue
-                    moved = [Range(r.start + adopted.delta, r.end + adopted.delta) for r in anchor.ranges]
+                    moved = [Range(a, b) for a, b in ends if a is not None and b is not None]
                     if anchor.span is not None:
                         edits.append((*anchor.span, "+".join(r.render() for r in moved)))
                     else:

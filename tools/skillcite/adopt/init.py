@@ -12,6 +12,7 @@ so the command can print what it decided and why.
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 import tomllib
 from collections import Counter
@@ -132,21 +133,32 @@ def plan_init(root: Path) -> InitPlan:
         plan.evidence = ["docs/evidence"]
         plan.decisions.append("no anchored citations found: evidence folder left at docs/evidence (create it, or edit the setting)")
 
-    # Content: the skill files and the Markdown files they link to.
+    # Content: the skill folders and the Markdown files they link to, as globs, so
+    # that a file added later is held to the quote rules without init --force.
     content: set[str] = set()
+    linked: set[str] = set()
+    folders = sorted({posixpath.dirname(skill) for skill in plan.skills})
     for skill in plan.skills:
-        content.add(skill)
+        folder = posixpath.dirname(skill)
+        content.add(f"{folder}/**" if folder else skill)
         skill_path = root / skill
         for m in _MD_LINK.finditer(texts.get(skill_path, "")):
             target = (skill_path.parent / unquote(m.group("target"))).resolve()
             if root in target.parents and target.is_file():
                 t = target.relative_to(root).as_posix()
-                if not any(t.startswith(e.rstrip("/") + "/") for e in plan.evidence):
-                    content.add(t)
+                if any(t.startswith(e.rstrip("/") + "/") for e in plan.evidence):
+                    continue
+                linked.add(t)
+                if any(f and t.startswith(f + "/") for f in folders):
+                    continue  # inside a skill folder: its glob holds it
+                where = posixpath.dirname(t)
+                content.add(f"{where}/*.md" if where else t)
     plan.content = sorted(content) if content else ["**/*.md"]
-    linked = len(plan.content) - len(plan.skills)
     if plan.skills:
-        plan.decisions.append(f"content (quote rules apply): the {len(plan.skills)} skill file(s) and {linked} Markdown file(s) they link to")
+        plan.decisions.append(
+            f"content (quote rules apply): {', '.join(plan.content)}: the {len(plan.skills)} skill(s) and the {len(linked)} Markdown file(s) they link to, "
+            "as globs, so files added later are covered too"
+        )
     return plan
 
 

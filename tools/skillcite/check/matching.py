@@ -593,7 +593,7 @@ def _lines(ev: Evidence, norm: Normalized, span: tuple[int, int]) -> tuple[int, 
     return ev.file.line_of(start), ev.file.line_of(max(end - 1, start))
 
 
-def word_diff(quoted: str, found: str, context: int = 3, trim: bool = False) -> str:
+def word_diff(quoted: str, found: str, context: int = 3, trim: bool = False, shown: str | None = None) -> str:
     """A compact word diff: ``[-quoted-]{+source+}`` with a little context.
 
     With ``trim``, ``found`` is a stretch of the source around the quote:
@@ -602,10 +602,16 @@ def word_diff(quoted: str, found: str, context: int = 3, trim: bool = False) -> 
     """
     a, b = quoted.split(), found.split()
     out: list[str] = []
-    # Compare words without their edge punctuation: a quote may end before
-    # the source's full stop without that being a difference worth showing.
-    keys_a = [w.strip(_EDGE) for w in a]
-    keys_b = [w.strip(_EDGE) for w in b]
+    # Shown: the quote's own quotation marks (", not the normalized '), when normalization kept its words one for one.
+    display = a
+    if shown is not None and len(shown.split()) == len(a):
+        display = [w if _fold_quotes(w) == q else q for w, q in zip(shown.split(), a, strict=True)]
+    # Compare words without edge punctuation, and source words without the
+    # quotation marks or emphasis around them: a quote may end before the
+    # source's full stop, and ``'the`` or ``*a*`` in the source is ``the``
+    # or ``a`` in a quote. Quotation marks the quote adds stay differences.
+    keys_a = [w if w in _ELISIONS else w.strip(_EDGE) or w for w in a]  # marks the quote adds are differences
+    keys_b = [_diff_key(w) for w in b]
     if keys_a and keys_a[0]:
         # The quote's first letter may change case (docs/citations.md).
         first = keys_a[0]
@@ -620,20 +626,73 @@ def word_diff(quoted: str, found: str, context: int = 3, trim: bool = False) -> 
             hi = min(len(b), equal[-1][4] + (len(a) - equal[-1][2]))
             b, keys_b = b[lo:hi], keys_b[lo:hi]
             ops = _word_opcodes(keys_a, keys_b)
+    ops = _only_differences(ops, keys_a, keys_b)
     for k, (tag, i1, i2, j1, j2) in enumerate(ops):
         if tag == "equal":
-            words = a[i1:i2]
+            words = display[i1:i2]
             if len(words) > 2 * context:
                 head = words[:context] if k > 0 else []
                 tail = words[-context:] if k < len(ops) - 1 else []
                 words = head + ["..."] + tail
             out.extend(words)
+        elif i2 > i1 and all(key in _ELISIONS for key in keys_a[i1:i2]):
+            out.extend(display[i1:i2])  # a legitimate [...] stands for the source words it leaves out: no difference
         else:
             if i2 > i1:
-                out.append("[-" + " ".join(a[i1:i2]) + "-]")
+                out.append("[-" + " ".join(display[i1:i2]) + "-]")
             if j2 > j1:
                 out.append("{+" + " ".join(b[j1:j2]) + "+}")
     return " ".join(out)
+
+
+_QUOTE_CHARS = "\"\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f"
+
+
+def _fold_quotes(word: str) -> str:
+    """``word`` with every quotation mark as the normalized text writes it (')."""
+    return word.translate({ord(c): "'" for c in _QUOTE_CHARS})
+
+
+_ELISIONS = frozenset({"[...]", "[…]", "...", "…", "(...)", "[..]"})
+_MARKUP = "*_`'\"\u2018\u2019\u201c\u201d\u00ab\u00bb()"
+
+
+def _diff_key(word: str) -> str:
+    """A word as the diff compares it: edge punctuation, quotation marks and emphasis off (case counts)."""
+    if word in _ELISIONS:
+        return word
+    key = word.strip(_EDGE + _MARKUP).strip(_EDGE)
+    return key or word
+
+
+def _only_differences(ops: list[tuple[str, int, int, int, int]], a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """``ops`` with the equal words at either end of a replace block split off as equal runs."""
+    out: list[tuple[str, int, int, int, int]] = []
+    for tag, i1, i2, j1, j2 in ops:
+        if tag != "replace":
+            out.append((tag, i1, i2, j1, j2))
+            continue
+        head = 0
+        while i1 + head < i2 and j1 + head < j2 and a[i1 + head] == b[j1 + head]:
+            head += 1
+        tail = 0
+        while i2 - tail > i1 + head and j2 - tail > j1 + head and a[i2 - tail - 1] == b[j2 - tail - 1]:
+            tail += 1
+        if head:
+            out.append(("equal", i1, i1 + head, j1, j1 + head))
+        mid = (i1 + head, i2 - tail, j1 + head, j2 - tail)
+        if mid[0] < mid[1] or mid[2] < mid[3]:
+            kind = "replace" if mid[0] < mid[1] and mid[2] < mid[3] else "delete" if mid[0] < mid[1] else "insert"
+            out.append((kind, *mid))
+        if tail:
+            out.append(("equal", i2 - tail, i2, j2 - tail, j2))
+    merged: list[tuple[str, int, int, int, int]] = []
+    for op in out:
+        if merged and op[0] == "equal" and merged[-1][0] == "equal":
+            merged[-1] = ("equal", merged[-1][1], op[2], merged[-1][3], op[4])
+        else:
+            merged.append(op)
+    return merged
 
 
 def _word_opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
@@ -838,9 +897,9 @@ def locate(quote: str, ev: Evidence, anchors: list[list[Range]]) -> Match:
     around = _context(text, span[0], span[1])
     keys = {w.strip(_EDGE) for w in qp.fuzzy_text.split()}
     if any(w.strip(_EDGE) in keys for w in around.split()):
-        diff = word_diff(qp.fuzzy_text, around, trim=True)
+        diff = word_diff(qp.fuzzy_text, around, trim=True, shown=quote)
     else:
-        diff = word_diff(qp.fuzzy_text, text[span[0] : span[1]])  # no word in common: the aligned stretch alone
+        diff = word_diff(qp.fuzzy_text, text[span[0] : span[1]], shown=quote)  # no word in common: the aligned stretch alone
     return Match("altered", _lines(ev, whole, span), round(score, 1), diff)
 
 

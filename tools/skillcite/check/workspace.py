@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TypeVar, cast
 from urllib.parse import unquote
 
-from ..core.config import Config, is_markdown_name, load_config, markdown_alias
+from ..core.config import Config, gitignore_globs, glob_match, is_markdown_name, load_config, markdown_alias
 from ..core.paths import unsafe_entry
 from ..core.textio import (
     InputError,
@@ -100,6 +100,7 @@ class Workspace:
         self._derived: dict[str, object] = {}
         self.unreadable: list[tuple[Path, str]] = []  # folders discovery could not list, and why
         self.root_real = resolve(root)
+        self._gitignored = gitignore_globs(root)
         # Paths found while walking that are never read: rel -> (code, message).
         self._unsafe: dict[str, tuple[str, str]] = {}
 
@@ -133,12 +134,16 @@ class Workspace:
                 rel = self.rel(base / d)
                 if resolve(base / d) in self.evidence_dirs or self.config.is_excluded(rel + "/x"):
                     continue
+                if os.path.isfile(base / d / "pyvenv.cfg") or d == "site-packages" or any(glob_match(rel + "/x", g) for g in self._gitignored):
+                    continue  # a virtual environment, installed packages, or what .gitignore leaves out
                 if os.path.islink(base / d) and self._refused(base / d, rel):
                     continue  # os.walk would not descend it; install would copy it
                 keep.append(d)
             dirnames[:] = keep
             for name in sorted(filenames):
                 rel = self.rel(base / name)
+                if any(glob_match(rel, g) for g in self._gitignored):
+                    continue
                 if self.config.is_document(rel) and not self._refused(base / name, rel) and not is_bundle(base / name):
                     found.append(base / name)
         return sorted(found)

@@ -65,9 +65,12 @@ def evidence() -> None:
 def adopt(files: tuple[Path, ...], root: Path | None, dry_run: bool) -> None:
     """Give evidence files front matter, lock them, and move the anchors into them.
 
-    Header lines at the top of each file (Source:, Title:, URL:, Author:,
-    Date: ...) become YAML front matter; retrieved and kind are inferred when
-    absent; required keys that cannot be inferred are listed. Every anchor
+    The header block in the first lines of each file (Source:, Title:, URL:,
+    Author:, Date: ... lines; a # Title heading then Source:; the Title: /
+    URL Source: / Markdown Content: block of page-to-Markdown tools) becomes
+    YAML front matter; a heading above the block stays in the body; retrieved and kind are inferred when
+    absent; required keys that cannot be inferred are listed and written as
+    empty lines to fill in (filling one moves no anchor). Every anchor
     pointing into a converted file moves by exactly the lines added or
     removed. With no FILES, every evidence file without front matter.
 
@@ -78,6 +81,7 @@ def adopt(files: tuple[Path, ...], root: Path | None, dry_run: bool) -> None:
       skillcite evidence adopt docs/evidence/karpathy.md
     """
     from ..adopt.evidence import plan_adoption, write_plan
+    from ..adopt.headers import WINDOW
 
     root = package_root(root)
     try:
@@ -91,10 +95,14 @@ def adopt(files: tuple[Path, ...], root: Path | None, dry_run: bool) -> None:
             continue
         shift = f"{r.delta:+d} lines" if r.delta else "no line shift"
         click.echo(f"{r.rel}: front matter from {r.reason}; {shift}; {r.anchors_moved} anchor(s) moved")
+        if r.found:
+            click.echo(f"  filled {', '.join(r.found)} from the header ({r.origin})")
+        else:
+            click.echo(f"  no header found in the first {WINDOW} lines (Source:/URL:/Title: lines, or a # Title heading then Source:)")
         for key, how in sorted(r.inferred.items()):
             click.echo(f"  inferred {key}: {how}")
         for key in r.missing:
-            click.echo(f"  missing {key}: fill it in by hand, then run skillcite lock {r.rel}")
+            click.echo(f"  missing {key}: its line is in the front matter, empty; fill it in, then run skillcite lock {r.rel}")
         for note in r.uncarried:
             click.echo(f"  not moved: {note}")
     adopted = plan.adopted
@@ -106,4 +114,10 @@ def adopt(files: tuple[Path, ...], root: Path | None, dry_run: bool) -> None:
     verb = "would adopt" if dry_run else "adopted"
     moved = sum(r.anchors_moved for r in adopted)
     click.echo(f"{verb} {len(adopted)} evidence file(s); {moved} anchor(s) moved", err=True)
+    if any(r.missing for r in adopted):
+        click.echo(
+            "filling an empty key moves no line, so skillcite lock is enough; if you add or remove front-matter lines,"
+            " run skillcite fix first (it carries the anchors), then skillcite lock",
+            err=True,
+        )
     sys.exit(1 if any(r.uncarried for r in adopted) else 0)

@@ -290,7 +290,9 @@ def fix(root: Path | None, show_diff: bool, check_only: bool, base: str | None, 
     for line in plan.refused:
         click.echo(f"refused: {line}", err=True)
     changed = plan.changed
-    counts = f"({plan.followed} for moved quotes, {plan.carried} carried, {len(plan.refusals)} refused)"
+    added = plan.count("SC209")
+    unanchored = f", {added} added to links without anchors" if added else ""
+    counts = f"({plan.count('SC301')} for moved quotes{unanchored}, {plan.carried} carried, {len(plan.refusals)} refused)"
     trouble = bool(plan.unresolved or plan.refusals)
     if show_diff or check_only:
         if show_diff:

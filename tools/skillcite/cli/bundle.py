@@ -6,13 +6,13 @@ from pathlib import Path
 
 import click
 
-from ..core.textio import atomic_write
+from ..core.textio import InputError, atomic_write
 from ..deliver.bundle import BundleError, build_bundle
 from .app import CONTEXT, fail
 
 
 @click.command(context_settings=CONTEXT)
-@click.argument("root", default=".", type=click.Path(path_type=Path))
+@click.argument("root", required=False, type=click.Path(path_type=Path))
 @click.option(
     "--include",
     "includes",
@@ -22,11 +22,14 @@ from .app import CONTEXT, fail
 )
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), help="Write here (atomically) instead of stdout.")
 @click.option("--max-tokens", type=click.IntRange(min=1), metavar="N", help="Exit 1, writing nothing, if the estimate exceeds N.")
-def bundle(root: Path, includes: tuple[str, ...], output: Path | None, max_tokens: int | None) -> None:
+def bundle(root: Path | None, includes: tuple[str, ...], output: Path | None, max_tokens: int | None) -> None:
     """Write the skill as one self-contained Markdown file for a system prompt.
 
-    The SKILL.md body, then what --include adds, in a fixed order (SKILL.md,
-    PLAYBOOK.md, refs/, sub-skills): front matter removed, a header with the
+    ROOT is a skill folder (default: the skill holding the current folder;
+    in a collection, skills/<name>/SKILL.md, name one). The SKILL.md body,
+    then what --include adds, in a fixed order (SKILL.md, PLAYBOOK.md,
+    refs/, sub-skills with the files they link to; paths, folders and globs
+    such as 'rl/**' after them): front matter removed, a header with the
     package version, git commit and token estimate, footnote ids made unique,
     links rewritten to in-bundle anchors, to source URLs (evidence) or to the
     repository on the web ([tool.skillcite] repository or project.urls). The
@@ -36,12 +39,14 @@ def bundle(root: Path, includes: tuple[str, ...], output: Path | None, max_token
     Examples:
       skillcite bundle > prompt.md
       skillcite bundle --include rl,pinn -o prompt.md
-      skillcite bundle --include all --max-tokens 60000 -o prompt.md
+      skillcite bundle --include all --max-tokens 150000 -o prompt.md
     """
     try:
         result = build_bundle(root, includes)
     except BundleError as exc:
         fail("the bundle would not stand alone:\n  " + str(exc).replace("\n", "\n  "), exc.exit_status)
+    except InputError as exc:
+        fail(str(exc))
     for warning in result.warnings:
         click.echo(f"skillcite: warning: {warning}", err=True)
     n = len(result.files)
@@ -51,7 +56,7 @@ def bundle(root: Path, includes: tuple[str, ...], output: Path | None, max_token
     if output is None:
         click.echo(result.text, nl=False)
         return
-    if output.resolve() in {(root / rel).resolve() for rel in result.files}:
+    if output.resolve() in {(result.root / rel).resolve() for rel in result.files}:
         fail(f"{output}: refusing to overwrite a bundled source file")
     try:
         atomic_write(output, result.text.encode("utf-8"))

@@ -35,7 +35,7 @@ def package_root(root: Path | None, say: Callable[[str], None]) -> Path:
     from ..core.config import find_root
 
     found, why = find_root(Path.cwd())
-    if found != Path.cwd().resolve():
+    if found != Path.cwd().resolve() or why.startswith("current folder"):
         say(f"skillcite: root {found} ({why})")
     return found
 
@@ -62,7 +62,16 @@ def render_check(root: Path, config: Config, summary: Summary, options: dict[str
     diagnostics, accepted = apply(summary.diagnostics, chosen)
     summary.accepted = accepted
     text = RENDERERS[str(options.get("fmt", "text"))](summary, diagnostics)
-    return text, 1 if any(d.severity is Severity.ERROR for d in diagnostics) else 0, chosen.baseline
+    status = 1 if any(d.severity is Severity.ERROR for d in diagnostics) else 0
+    if summary.files == 0:
+        # A CI job pointed at the wrong folder must not stay green.
+        status = 1
+        if options.get("fmt", "text") == "text":
+            text += (
+                f"\nskillcite: error: nothing to check under {root}: no Markdown file matches include {config.include}"
+                f" (exclude {config.exclude}; hidden folders, venvs and build output are never checked); is this the skill's folder?"
+            )
+    return text, status, chosen.baseline
 
 
 def _text(value: object) -> str | None:

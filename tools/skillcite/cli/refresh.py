@@ -52,7 +52,7 @@ def refresh(
     ok, changed (passages not found, with line and score), moved (permanent
     redirect), cannot verify (401/403/429/5xx, timeout, size cap, ...), gone
     (404/410). Exit 1 when a source is changed or gone. Needs the extra:
-    pip install -e ".[refresh]". HTTP cache: $SKILLCITE_CACHE_DIR, else
+    pip install requests trafilatura (skillcite's refresh extra). HTTP cache: $SKILLCITE_CACHE_DIR, else
     $XDG_CACHE_HOME/skillcite or ~/.cache/skillcite.
 
     \b

@@ -308,4 +308,31 @@ def find_root(start: Path) -> tuple[Path, str]:
     for folder in (start, *start.parents):
         if (folder / ".git").exists():
             return folder, "top of the git work tree"
-    return start, "current folder (no [tool.skillcite] or git work tree above it)"
+    return start, "current folder: no [tool.skillcite] or git work tree above it"
+
+
+def gitignore_globs(root: Path) -> list[str]:
+    """The patterns of ``root/.gitignore`` as globs of this module (negations and comments left out).
+
+    ``venv1/`` becomes ``venv1/**`` and ``**/venv1/**``; ``/build`` only
+    ``build/**`` (anchored); ``*.log`` matches at any depth. Enough to keep a
+    check out of what the repository itself declares is not its content.
+    """
+    try:
+        text = (root / ".gitignore").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    out: list[str] = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("#", "!")):
+            continue
+        anchored = line.startswith("/") or "/" in line.rstrip("/")
+        pattern = line.strip("/")
+        if not pattern:
+            continue
+        out.append(pattern)
+        out.append(f"{pattern}/**")
+        if not anchored:
+            out.extend((f"**/{pattern}", f"**/{pattern}/**"))
+    return out

@@ -28,10 +28,11 @@ from ..check.document import SlugCounter, local_target, parse_document, parser
 from ..check.evidence import split_front_matter
 from ..check.mdlinks import InlineLink, find_inline_links
 from ..check.workspace import Workspace
-from ..core.config import Config, load_config, sub_skill_folders
+from ..core.config import Config, glob_match, load_config, sub_skill_folders
 from ..core.edits import Edit, apply_edits
 from ..core.errors import FindingsError
 from ..core.textio import InputError, TextFile, line_starts, read_text
+from .locate import locate
 from .provenance import Provenance, provenance
 
 _GLOB_MAGIC = re.compile(r"[*?\[]")
@@ -71,6 +72,7 @@ class Bundle:
     text: str
     files: list[str]
     warnings: list[str] = field(default_factory=list)
+    root: Path = Path(".")  # the repository root the files are relative to
 
     @property
     def tokens(self) -> int:
@@ -81,16 +83,46 @@ class Bundle:
 _NAME_TARGETS = {"playbook": "PLAYBOOK.md", "refs": "refs/*.md", "all": "PLAYBOOK.md, refs/*.md or sub-skill"}
 
 
-def named_selections(root: Path, config: Config) -> dict[str, list[str]]:
-    """What each ``--include`` name stands for, in the canonical bundle order."""
+def named_selections(root: Path, config: Config, evidence: tuple[Path, ...] = ()) -> dict[str, list[str]]:
+    """What each ``--include`` name stands for, in the canonical bundle order.
+
+    A sub-skill stands for its ``SKILL.md`` and the Markdown files in its
+    folder that it routes to (links, followed from file to file), evidence
+    excepted: ``rl`` is ``rl/SKILL.md`` and ``rl/rewards.md``.
+    """
     refs = sorted(Path(os.path.relpath(p, root)).as_posix() for p in (root / "refs").glob("*.md") if p.is_file())
     names = {"playbook": ["PLAYBOOK.md"] if (root / "PLAYBOOK.md").is_file() else [], "refs": refs}
-    names |= {folder: [f"{folder}/SKILL.md"] for folder in sub_skill_folders(root, config) if folder not in names}
-    names["all"] = [rel for key in names for rel in names[key]]
+    names |= {folder: _routed(root, folder, evidence) for folder in sub_skill_folders(root, config) if folder not in names}
+    names["all"] = list(dict.fromkeys(rel for key in names for rel in names[key]))
     return names
 
 
-def select_files(root: Path, includes: Sequence[str] = (), config: Config | None = None) -> list[str]:
+def _routed(root: Path, folder: str, evidence: tuple[Path, ...]) -> list[str]:
+    """``folder/SKILL.md`` and the Markdown files inside ``folder`` it reaches by links, in the order reached."""
+    base = (root / folder).resolve()
+    out = [f"{folder}/SKILL.md"]
+    queue = [base / "SKILL.md"]
+    while queue:
+        path = queue.pop(0)
+        try:
+            file = read_text(path)
+        except InputError:
+            continue
+        for link in find_inline_links(file):
+            local = local_target(link.href)
+            if local is None or not local[0] or not local[0].lower().endswith(".md"):
+                continue
+            target = (path.parent / local[0]).resolve()
+            if base not in target.parents or not target.is_file() or any(e == target or e in target.parents for e in evidence):
+                continue
+            rel = f"{folder}/{target.relative_to(base).as_posix()}"
+            if rel not in out:
+                out.append(rel)
+                queue.append(target)
+    return out
+
+
+def select_files(root: Path, includes: Sequence[str] = (), config: Config | None = None, evidence: tuple[Path, ...] = ()) -> list[str]:
     """``SKILL.md``, then what ``--include`` names, in a stable order.
 
     A name (``playbook``, ``refs``, a sub-skill folder such as ``rl``, or
@@ -103,7 +135,8 @@ def select_files(root: Path, includes: Sequence[str] = (), config: Config | None
         raise InputError(f"{root}: no such directory")
     if not (root / "SKILL.md").is_file():
         raise InputError(f"{root}: no SKILL.md to bundle")
-    names = named_selections(root, config if config is not None else load_config(root))
+    config = config if config is not None else load_config(root)
+    names = named_selections(root, config, evidence)
     chosen = ["SKILL.md"]
     for value in (p.strip() for item in includes for p in item.split(",") if p.strip()):
         if value.lower() in names:
@@ -111,27 +144,44 @@ def select_files(root: Path, includes: Sequence[str] = (), config: Config | None
             if not matches:
                 raise InputError(f"--include {value}: {root} has no {_NAME_TARGETS.get(value.lower(), value)}")
         else:
-            matches = _glob(root, value, names)
+            matches = _glob(root, value, names, evidence)
         chosen += [rel for rel in matches if rel not in chosen]
     canonical = ["SKILL.md", *names["all"]]
     rank = {rel: n for n, rel in enumerate(canonical)}
     return sorted(chosen, key=lambda rel: (rank.get(rel, len(canonical)), chosen.index(rel)))
 
 
-def _glob(root: Path, pattern: str, names: dict[str, list[str]]) -> list[str]:
-    """Markdown files under ``root`` matching a path or glob; a usage error when there are none."""
-    try:
-        paths = sorted(root.glob(pattern)) if _GLOB_MAGIC.search(pattern) else [root / pattern]
-    except (ValueError, NotImplementedError) as exc:
-        raise InputError(f"--include {pattern!r}: {exc}") from None
+def _glob(root: Path, pattern: str, names: dict[str, list[str]], evidence: tuple[Path, ...] = ()) -> list[str]:
+    """Markdown files under ``root`` matching a path, a folder or a glob; a usage error when there are none.
+
+    Globs match as the settings' globs do (``rl/**`` takes every file under
+    ``rl/``, ``**/`` also matches no folder); evidence files are never bundled.
+    """
+    pattern = pattern.strip().rstrip("/") if not _GLOB_MAGIC.search(pattern) else pattern.strip()
+    target = root / pattern
+    if not _GLOB_MAGIC.search(pattern) and not target.is_dir():
+        paths = [target]
+    else:
+        glob = f"{pattern}/**" if not _GLOB_MAGIC.search(pattern) else pattern
+        paths = [p for p in _markdown_under(root, evidence) if glob_match(Path(os.path.relpath(p, root)).as_posix(), glob)]
     matches = [Path(os.path.relpath(p, root)).as_posix() for p in paths if p.is_file()]
     if not matches:
         known = ", ".join(names)
-        raise InputError(f"--include {pattern!r} matches no file under {root} (names: {known}; or a path or glob)")
+        raise InputError(f"--include {pattern!r} matches no Markdown file under {root} (names: {known}; or a path, a folder or a glob)")
     for rel in matches:
         if rel.startswith("../") or not rel.endswith(".md"):
             raise InputError(f"--include {pattern!r}: {rel} is not a Markdown file inside {root}")
     return matches
+
+
+def _markdown_under(root: Path, evidence: tuple[Path, ...]) -> list[Path]:
+    """Markdown files below ``root``, outside hidden folders and evidence folders, sorted."""
+    found: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        here = Path(dirpath)
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and (here / d).resolve() not in evidence)
+        found.extend(here / f for f in sorted(filenames) if f.endswith(".md"))
+    return found
 
 
 def _prefix(rel: str, taken: set[str]) -> str:
@@ -189,6 +239,7 @@ def _plain(link: InlineLink, display: str) -> str:
 def _elsewhere(link: InlineLink, target_rel: str, display: str, fragment: str, folder: bool, prov: Provenance) -> Edit:
     """A link to a package file left out of the bundle: its web address if known, else its path as text."""
     url = prov.url(target_rel, folder)
+    prov.left_out.add(target_rel)
     if url is None:
         return link.start, link.end, _plain(link, display)
     return (*link.target_span, url + (f"#{fragment}" if fragment else ""))
@@ -308,14 +359,21 @@ def verify_bundle(text: str) -> list[str]:
     return problems
 
 
-def build_bundle(root: Path, includes: Sequence[str] = ()) -> Bundle:
-    """Bundle the skill under ``root``; raise :class:`BundleError` if the result would dangle."""
-    files = select_files(root, includes)
-    ws = Workspace(root)  # for the evidence folder, the cache-link rule and evidence loading
-    prov = provenance(root, ws.config, files)
+def build_bundle(root: Path | None, includes: Sequence[str] = ()) -> Bundle:
+    """Bundle the skill at ``root`` (found from the current folder when None); raise :class:`BundleError` if the result would dangle."""
+    found = locate(root)
+    if len(found.homes) > 1:
+        listed = ", ".join(found.homes)
+        raise InputError(f"{found.root} holds {len(found.homes)} skills ({listed}); bundle one: skillcite bundle {found.homes[0]}")
+    home = found.homes[0]
+    evidence = tuple((found.root / e).resolve() for e in found.config.evidence_folders)
+    local = select_files(found.folder(home), includes, found.config, evidence)
+    files = [f"{home}/{rel}" if home else rel for rel in local]
+    ws = Workspace(found.root, found.config)  # for the evidence folder, the cache-link rule and evidence loading
+    prov = provenance(found.root, ws.config, files)
     targets: list[tuple[str, str]] = []  # placeholder number -> (bundled file, fragment)
     taken: set[str] = set()
-    parts = [_prepare(ws, prov, rel, files, _prefix(rel, taken), targets) for rel in files]
+    parts = [_prepare(ws, prov, rel, files, _prefix(mine, taken), targets) for rel, mine in zip(files, local, strict=True)]
     by_rel = {p.rel: p for p in parts}
     warnings: list[str] = []
 
@@ -344,4 +402,10 @@ def build_bundle(root: Path, includes: Sequence[str] = ()) -> Bundle:
     problems = verify_bundle(text)
     if problems:
         raise BundleError("\n".join(problems))
-    return Bundle(text, files, warnings)
+    if prov.left_out and not prov.repository:
+        n = len(prov.left_out)
+        warnings.append(
+            f"{n} link{'s' * (n != 1)} to files left out of the bundle became plain paths: no repository URL "
+            "(set [tool.skillcite] repository, project.urls, or a git remote named origin)"
+        )
+    return Bundle(text, files, warnings, found.root)

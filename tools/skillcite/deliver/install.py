@@ -23,27 +23,31 @@ then renamed into place. An existing skill folder is replaced only with
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import posixpath
 import re
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
+from ..check.baseline import load_baseline
 from ..check.document import local_target
 from ..check.evidence import split_front_matter
 from ..check.mdlinks import find_inline_links
 from ..check.rules.skills import is_skill_name
 from ..check.run import check
 from ..check.workspace import Workspace
-from ..core.config import Config, is_markdown_name, load_config, load_project, sub_skill_folders
+from ..core.config import Config, glob_match, is_markdown_name, load_project, sub_skill_folders
 from ..core.edits import Edit, apply_edits
 from ..core.frontmatter import set_key
 from ..core.paths import unsafe_entry, unsafe_link
 from ..core.regular import read_regular
 from ..core.textio import BOM, InputError, TextFile, exists_or_unreadable, is_dir_safe, read_text, resolve
+from .locate import locate
 from .receipt import RECEIPT, FolderState, Receipt, digest, inspect_folder
 
 # Skills folders as each agent documents them: (user scope, under the home
@@ -91,11 +95,18 @@ class InstallPlan:
             self.problems.append(entry)
 
     def place(self, rel: str) -> str:
-        """Where the package path ``rel`` goes, relative to the destination."""
+        """Where the package path ``rel`` goes, relative to the destination.
+
+        The main skill's folder (``source``, the root or ``skills/<name>``)
+        becomes ``<name>/``; files outside it that its links need (evidence
+        shared by a collection) go under ``<name>/`` by their package path.
+        """
         for skill in self.skills[1:]:
             if rel == skill.source or rel.startswith(skill.source + "/"):
                 return skill.name + rel[len(skill.source) :]
-        main = self.skills[0].name
+        main, home = self.skills[0].name, self.skills[0].source
+        if home and (rel == home or rel.startswith(home + "/")):
+            return main + rel[len(home) :]
         return main if rel in ("", ".") else f"{main}/{rel}"
 
     def count(self, skill: Skill) -> int:
@@ -117,25 +128,26 @@ def skills_folder(agent: str, scope: str, dest: Path | None) -> Path:
     return Path.home() / folders[0] if scope == "user" else Path.cwd() / folders[1]
 
 
-def find_skills(root: Path, config: Config) -> list[Skill]:
-    """The main skill, then every top-level folder with a ``SKILL.md`` (sorted)."""
-    fm = split_front_matter(read_text(root / "SKILL.md"))
+def find_skills(root: Path, config: Config, home: str = "") -> list[Skill]:
+    """The main skill (the ``SKILL.md`` in ``home``), then every folder in it with a ``SKILL.md`` (sorted)."""
+    folder_of_main = root / home if home else root
+    fm = split_front_matter(read_text(folder_of_main / "SKILL.md"))
     if fm.error:  # the same problem check reports as SC003
-        raise InputError(f"{root / 'SKILL.md'}: front matter cannot be read: {fm.error}")
+        raise InputError(f"{folder_of_main / 'SKILL.md'}: front matter cannot be read: {fm.error}")
     main = fm.data.get("name") if fm.data else None
     if not isinstance(main, str) or not is_skill_name(main):
-        raise InputError(f"{root / 'SKILL.md'}: name {main!r} is not a valid skill name (a-z, 0-9, single hyphens)")
-    skills = [Skill(main, "")]
+        raise InputError(f"{folder_of_main / 'SKILL.md'}: name {main!r} is not a valid skill name (a-z, 0-9, single hyphens)")
+    skills = [Skill(main, home)]
     sources: dict[str, str] = {}  # skill name -> the folder it comes from
-    for source in sub_skill_folders(root, config):
-        folder = root / source
+    for source in sub_skill_folders(folder_of_main, config):
+        folder = folder_of_main / source
         name = f"{main}-{re.sub(r'[^a-z0-9]+', '-', folder.name.lower()).strip('-')}"
         if not is_skill_name(name):
             raise InputError(f"{folder}: cannot name its skill {name!r} (a-z, 0-9, single hyphens, at most 64)")
         if name in sources:  # a_b and a-b, X and x: one folder would overwrite the other half-way
             raise InputError(f"{root}: sub-skill folders {sources[name]!r} and {folder.name!r} would both install as {name}; rename one")
         sources[name] = folder.name
-        skills.append(Skill(name, folder.name))
+        skills.append(Skill(name, f"{home}/{folder.name}" if home else folder.name))
     return skills
 
 
@@ -196,14 +208,26 @@ def _rewrite(plan: InstallPlan, rel: str, file: TextFile) -> tuple[str, str]:
     return apply_edits(file.text, edits), ", ".join(notes)
 
 
-def plan_install(root: Path, dest: Path) -> InstallPlan:
-    """Collect and rewrite every file to install, in memory."""
-    if not root.is_dir():
-        raise InputError(f"{root}: no such directory")
-    config = load_config(root)
-    plan = InstallPlan(root, dest, find_skills(root, config), tuple(e.strip("/") for e in config.evidence_folders), load_project(root).version, config)
+def plan_install(root: Path | None, dest: Path, home: str | None = None) -> InstallPlan:
+    """Collect and rewrite every file to install, in memory.
+
+    ``root`` is found as :func:`~skillcite.deliver.locate.locate` finds it
+    (a skill folder inside a repository takes the repository's settings);
+    in a collection, ``home`` names the skill (see :func:`plan_installs`).
+    """
+    found = locate(root)
+    if home is None:
+        if len(found.homes) > 1:
+            raise InputError(f"{found.root} holds {len(found.homes)} skills ({', '.join(found.homes)}); use plan_installs")
+        home = found.homes[0]
+    root, config = found.root, found.config
+    skills = find_skills(root, config, home)
+    evidence = tuple(e.strip("/") for e in config.evidence_folders)
+    plan = InstallPlan(root, dest, skills, evidence, load_project(root).version, config)
     ws = Workspace(root, config)
-    queue = ["SKILL.md", *MAIN_EXTRAS, *plan.evidence, *(s.source for s in plan.skills[1:])]
+    # A collection's skill takes its own evidence folders whole, and shared evidence file by file, as its links need.
+    mine = [e for e in plan.evidence if not home or _is_under(e, home)]
+    queue = [f"{home}/SKILL.md" if home else "SKILL.md", *(f"{home}/{x}" if home else x for x in MAIN_EXTRAS), *mine, *(s.source for s in plan.skills[1:])]
     root_real = resolve(root)
     seen: set[str] = set()
     walked: set[Path] = {root_real}  # real folders already listed: a symlinked folder is walked once, a loop never
@@ -237,6 +261,12 @@ def plan_install(root: Path, dest: Path) -> InstallPlan:
     return plan
 
 
+def plan_installs(root: Path | None, dest: Path) -> list[InstallPlan]:
+    """One plan per skill: the package's skill, or each skill of a collection (``skills/<name>/SKILL.md``)."""
+    found = locate(root)
+    return [plan_install(root, dest, home) for home in found.homes]
+
+
 def write_tree(plan: InstallPlan, folder: Path) -> None:
     """Write the plan's files under ``folder``, keeping each file's permissions, then the receipts."""
     for rel, data in plan.files.items():
@@ -253,23 +283,42 @@ def installed_config(plan: InstallPlan) -> Config:
     """The package's check settings, with every glob moved to where its files now live."""
     pkg = plan.config
 
-    def placed(globs: list[str], *extra: str) -> list[str]:
-        return sorted({plan.place(g) for g in globs} | set(extra))
+    # The files themselves, not the globs moved: a glob such as skills/** means nothing once skills/ is gone.
+    def placed(matches: Callable[[str], bool], *extra: str) -> list[str]:
+        return sorted({_escape_glob(placed) for placed, rel in plan.sources.items() if is_markdown_name(rel) and matches(rel)} | set(extra))
 
     return Config(
-        evidence=[plan.place(e) for e in plan.evidence],
-        content=placed(pkg.content, "*/SKILL.md"),  # every skill keeps the quote rules
-        toc=placed(pkg.toc),
+        include=[f"{_escape_glob(s.name)}/**" for s in plan.skills],  # this package's skills only, whatever else the folder holds
+        evidence=[plan.place(e) for e in plan.evidence if any(_is_under(rel, e) for rel in plan.sources.values())] or [plan.place(e) for e in plan.evidence],
+        content=placed(pkg.is_content, "*/SKILL.md"),  # every skill keeps the quote rules
+        toc=placed(lambda rel: any(glob_match(rel, g) for g in pkg.toc)),
         skill_max_lines=pkg.skill_max_lines,
         skill_max_tokens=pkg.skill_max_tokens,
         toc_min_lines=pkg.toc_min_lines,
     )
 
 
+def _escape_glob(path: str) -> str:
+    """``path`` as a glob that matches exactly it."""
+    return re.sub(r"([*?\[])", r"[\1]", path)
+
+
 def verify_tree(plan: InstallPlan, folder: Path) -> list[str]:
-    """Every finding of a strict ``skillcite check`` of the installed tree, as ``path:line:col: CODE message``."""
+    """Every finding of a strict ``skillcite check`` of the installed tree, as ``path:line:col: CODE message``.
+
+    Findings the package's baseline accepts (``[tool.skillcite] baseline``,
+    matched by identity with the file's package path) are accepted in the
+    copy too: the package passes its own check with them.
+    """
     report = check(folder, installed_config(plan))
-    return [f"{plan.dest / d.path}:{d.line}:{d.column}: {d.code} {d.message}" for d in report.diagnostics]
+    diagnostics = report.diagnostics
+    if plan.config.baseline:
+        baseline = load_baseline(plan.root / plan.config.baseline)
+        as_packaged = [dataclasses.replace(d, path=plan.sources.get(d.path, d.path)) for d in diagnostics]
+        new, _accepted = baseline.split(as_packaged)
+        kept = {id(d) for d in new}
+        diagnostics = [d for d, p in zip(diagnostics, as_packaged, strict=True) if id(p) in kept]
+    return [f"{plan.dest / d.path}:{d.line}:{d.column}: {d.code} {d.message}" for d in diagnostics]
 
 
 def _remove(path: Path) -> None:

@@ -7,8 +7,9 @@ the bundle) point at the repository on the web instead of at nothing.
 
 from __future__ import annotations
 
+import re
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
@@ -17,7 +18,7 @@ from ..core.config import Config, load_project
 GIT_TIMEOUT = 10  # seconds; a hung git must not hang the bundle
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Provenance:
     """The facts a bundle header states, each None when unknown."""
 
@@ -27,6 +28,7 @@ class Provenance:
     dirty: bool  # the bundled files differ from that commit
     repository: str | None  # e.g. https://github.com/OWNER/REPO
     branch: str
+    left_out: set[str] = field(default_factory=set)  # package paths linked but not bundled
 
     def label(self, fallback_name: str | None = None) -> str:
         """``ml-debug 0.1.0 at git 1a2b3c4d5e6f (with uncommitted changes)``, leaving out what is unknown.
@@ -62,5 +64,25 @@ def provenance(root: Path, config: Config, files: list[str]) -> Provenance:
     project = load_project(root)
     commit = _git(root, "rev-parse", "--short=12", "HEAD")
     status = _git(root, "status", "--porcelain", "--untracked-files=all", "--", *files) if commit else None
-    repository = (config.repository or project.repository() or "").rstrip("/") or None
+    repository = (config.repository or project.repository() or _remote(root) or "").rstrip("/") or None
     return Provenance(project.name, project.version, commit.strip() if commit else None, bool(status and status.strip()), repository, config.branch)
+
+
+_SCP = re.compile(r"^(?:[\w.-]+@)?(?P<host>[\w.-]+):(?P<path>[^/].*)$")  # git@github.com:owner/repo.git
+
+
+def _remote(root: Path) -> str | None:
+    """The web address of the ``origin`` remote (``git@host:o/r.git`` and ``https://host/o/r.git`` alike), if any."""
+    url = (_git(root, "remote", "get-url", "origin") or "").strip()
+    if not url:
+        return None
+    if url.startswith(("https://", "http://")):
+        web = re.sub(r"^(https?://)[^@/]*@", r"\1", url)  # never show credentials
+    elif url.startswith("ssh://"):
+        web = "https://" + re.sub(r"^ssh://(?:[^@/]*@)?", "", url)
+        web = re.sub(r":\d+/", "/", web, count=1)
+    elif m := _SCP.match(url):
+        web = f"https://{m.group('host')}/{m.group('path')}"
+    else:
+        return None  # a local path: no web address
+    return web.removesuffix(".git").rstrip("/")

@@ -14,9 +14,9 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.config import load_config
 from ..core.textio import InputError
 from .install import find_skills
+from .locate import locate
 from .receipt import inspect_folder
 
 
@@ -28,15 +28,17 @@ class Removal:
     blocked: str | None  # the reason it needs --force, if any
 
 
-def package_name(root: Path, name: str | None) -> tuple[str, list[str]]:
+def package_name(root: Path | None, name: str | None) -> tuple[str, list[str]]:
     """The package name and the skill folder names an install of it creates."""
     if name is not None:
         return name, []
-    if not root.is_dir():
-        raise InputError(f"{root}: no such directory (pass --name to uninstall without the package)")
-    if not (root / "SKILL.md").is_file():
-        raise InputError(f"{root}: no SKILL.md (pass --name to uninstall without the package)")
-    skills = find_skills(root, load_config(root))
+    try:
+        found = locate(root)
+    except InputError as exc:
+        raise InputError(f"{exc} (pass --name to uninstall without the package)") from None
+    if len(found.homes) > 1:
+        raise InputError(f"{found.root} holds {len(found.homes)} skills ({', '.join(found.homes)}); name one: skillcite uninstall {found.homes[0]}")
+    skills = find_skills(found.root, found.config, found.homes[0])
     return skills[0].name, [s.name for s in skills]
 
 

@@ -39,7 +39,9 @@ STATUSES = ("ok", "changed", "moved", "cannot verify", "gone")
 FAILING = frozenset({"changed", "gone"})  # statuses that make the exit status 1
 WRITABLE = frozenset({"ok", "changed", "moved"})  # fetched and compared: --write records them
 ELISION = "[...]"
-INSTALL_HINT = 'pip install -e ".[refresh]"'
+# What the refresh extra holds, installable in any environment: ``pip install -e ".[refresh]"``
+# would reinstall whatever project the current folder holds, not skillcite.
+INSTALL_HINT = "pip install requests trafilatura (skillcite's refresh extra)"
 
 
 # --- passages and scores ---------------------------------------------------

@@ -14,8 +14,9 @@ from ..check.report import Report
 from ..check.workspace import Workspace
 from ..core.textio import InputError, TextFile, line_starts, resolve
 from .context import FixContext
+from .fragments import editable, spell
 from .history import file_at, locked_version
-from .plan import Change, render_ranges
+from .plan import Change
 
 _HEX = re.compile(r"[0-9a-f]{64}")
 _ELISION = "[...]"
@@ -143,14 +144,14 @@ class Carrying(FixContext):
                             continue
                         then = self._base_link(doc, old.rev, d, link, i)
                         if then is None:
-                            if any(a.span for a in link.anchors):
+                            if link.anchors:
                                 self.note("SC403", f"{doc.rel}:{d.line}: [^{d.label}] is not in git at {old.rev}; its anchors into {ev.rel} were not carried")
                             continue
                         paired = _pair_anchors(link.anchors, then.anchors)
                         for j, anchor in enumerate(link.anchors):
-                            if anchor.span is None or j not in paired or not _same(anchor, paired[j]):
+                            if j not in paired or not _same(anchor, paired[j]):
                                 continue  # new, or already moved since that revision: written for today's text
-                            changes.extend(self._carry_anchor(doc, d, ev, anchor, mapping, old))
+                            changes.extend(self._carry_anchor(doc, d, ev, link, anchor, mapping, old))
         return changes
 
     def _base_link(self, doc: Document, rev: str, d: FootnoteDef, link: CacheLink, index: int) -> CacheLink | None:
@@ -164,8 +165,10 @@ class Carrying(FixContext):
         position = [x for x in d.cache_links if x.target == link.target].index(link)
         return same_target[position] if position < len(same_target) else None
 
-    def _carry_anchor(self, doc: Document, d: FootnoteDef, ev: Evidence, anchor: Anchor, mapping: dict[int, int], old: _Old) -> list[Change]:
-        assert anchor.span is not None
+    def _carry_anchor(self, doc: Document, d: FootnoteDef, ev: Evidence, link: CacheLink, anchor: Anchor, mapping: dict[int, int], old: _Old) -> list[Change]:
+        place = editable(doc.file.text, link, anchor)
+        if place is None:
+            return []
         where = f"{doc.rel}:{d.line}: [^{d.label}]"
         name = f"{anchor.label} {anchor.render_ranges()}".strip()
         moved = [carry_range(r, mapping) for r in anchor.ranges]
@@ -174,13 +177,15 @@ class Carrying(FixContext):
                 "is reversed (SC206)" if any(r.start > r.end for r in anchor.ranges)
                 else f"covers lines of {ev.rel} that were rewritten or deleted since {old.why}"
             )
-            self.note("SC403", f"{where} anchor {name} {why}; re-anchor by hand")
+            self.note("SC403", f"{where} anchor {name} {why}; re-anchor by hand", (resolve(doc.path), place[0], place[1]))
             return []
         ranges = [m for m in moved if m is not None]
         if not all(usable(ev, r) for r in ranges):
-            self.note("SC403", f"{where} anchor {name}: would land on blank lines, [...] or front matter of {ev.rel}; re-anchor by hand")
+            self.note(
+                "SC403", f"{where} anchor {name}: would land on blank lines, [...] or front matter of {ev.rel}; re-anchor by hand", (resolve(doc.path), place[0], place[1])
+            )
             return []
-        new = render_ranges(ranges)
-        if new == anchor.render_ranges():
+        new = spell(ranges, place[2])
+        if new is None or ranges == anchor.ranges:
             return []
-        return [Change(resolve(doc.path), *anchor.span, new, "SC403", where, d.line)]
+        return [Change(resolve(doc.path), place[0], place[1], new, "SC403", where, d.line)]

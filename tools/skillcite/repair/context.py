@@ -41,6 +41,7 @@ class FixContext:
         self.select, self.ignore = select, ignore
         self.plan = FixPlan(root)
         self._base_docs: dict[tuple[Path, str], Document | None] = {}
+        self._history: dict[Path, dict[int, int] | None] = {}  # evidence -> line map from its last change
 
     def wanted(self, code: str) -> bool:
         """True when ``--select``/``--ignore`` let ``fix`` make repairs for ``code``."""
@@ -48,9 +49,16 @@ class FixContext:
             return False
         return not (self.ignore and matches_prefix(code, self.ignore))
 
-    def note(self, code: str, text: str) -> None:
+    def reported(self, report: Report) -> set[tuple[str, ...]]:
+        """Identities of the findings ``check --strict`` reports for ``report`` (suppressions, settings and baseline applied)."""
+        from ..check.selection import apply, policy
+
+        shown, _accepted = apply(report.diagnostics, policy(self.root, self.config, strict=True))
+        return {d.identity for d in shown}
+
+    def note(self, code: str, text: str, about: tuple[Path, int, int] | None = None) -> None:
         if self.wanted(code):
-            self.plan.notes.append(Note(code, text))
+            self.plan.notes.append(Note(code, text, about))
 
     def check(self, changes: list[Change] | None = None) -> Report:
         saved = self.plan.changes

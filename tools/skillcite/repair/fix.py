@@ -18,8 +18,13 @@ SC403  **Carry through a diff.** When an evidence file's lines changed, its
        reported, never guessed.
 SC301  **Follow moved quotes.** A quote the check reports as *moved* gets its
        anchor pointed at the lines where it now is, when exactly one anchor
-       of its cache link is free (no other quote relies on it); else the
-       lines are added as a new anchor and the note names the candidates.
+       of its cache link is free (no other quote relies on it), or when
+       among several free ones a label names the quote's words, the
+       evidence's line diff maps one onto the quote, or only one can hold
+       nothing any more; else the lines are added as a new anchor and the
+       note names the candidates. ``#L12-L18`` fragments are rewritten as
+       fragments. Findings the check does not report (suppressed, ignored,
+       accepted by the baseline) are left alone.
        When every moved quote into one evidence file moved by the same
        offset, and that offset keeps every other quote into the file
        verified, all the file's anchors move by it (paraphrases included).
@@ -85,6 +90,8 @@ class Fixer(Carrying, Following, SafetyNet):
         # Following a quote overrides the carried change of the same anchor.
         spans = {(c.path, c.start, c.end) for c in followed}
         merged = [c for c in carried if (c.path, c.start, c.end) not in spans] + followed
+        # An anchor the diff could not carry but a moved quote's lines repaired needs no hand.
+        self.plan.notes = [n for n in self.plan.notes if n.about is None or n.about not in spans]
         self.plan.changes = self.vet(before, merged) if merged else []
         return self.plan
 

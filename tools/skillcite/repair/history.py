@@ -76,3 +76,13 @@ def locked_version(ev: Evidence) -> tuple[str, str] | None:
         if fm.end_line and locked in (lock_sha256(tf, fm), body_sha256(text, fm.body_offset)):
             return text, ("HEAD" if i == 0 else f"{commits[i - 1]}^")
     return None
+
+
+def before_last_change(path: Path) -> str | None:
+    """The text of ``path`` just before the last commit that changed it; None without one."""
+    real = resolve(path)
+    log = _git(real.parent, "log", "-n1", "--format=%H", "--", f"./{real.name}")
+    if log is None or log.returncode != 0 or not log.stdout.strip():
+        return None
+    commit = log.stdout.decode("ascii", "replace").strip()
+    return file_at(real, f"{commit}^")

@@ -54,6 +54,7 @@ class Note:
 
     code: str
     text: str
+    about: tuple[Path, int, int] | None = None  # the anchor's span, when the note is about one anchor
 
 
 @dataclass(slots=True)

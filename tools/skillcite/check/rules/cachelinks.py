@@ -29,6 +29,14 @@ def cache_links(ws: Workspace) -> Iterator[Diagnostic]:
                 yield from check_cache_link(ws, doc, link)
 
 
+def _missing_folders(ws: Workspace) -> str:
+    """``; ... does not exist: is [tool.skillcite] evidence right?`` for configured folders that are not there."""
+    missing = [ws.rel(d) for d in ws.evidence_dirs if not d.is_dir()]
+    if not missing:
+        return ""
+    return f"; {', '.join(m + '/' for m in missing)} {'does' if len(missing) == 1 else 'do'} not exist: is [tool.skillcite] evidence right?"
+
+
 def check_cache_link(ws: Workspace, doc: Document, link: CacheLink) -> Iterator[Diagnostic]:
     """Findings for one cache link: where it leads (SC201-SC203) and its anchors (SC204-SC209)."""
     rel, target = doc.rel, link.target
@@ -37,7 +45,8 @@ def check_cache_link(ws: Workspace, doc: Document, link: CacheLink) -> Iterator[
     if problem == "SC202":
         yield Diagnostic.make(
             "SC202", rel, line, col,
-            f"cache link {target!r} points outside the evidence folder{'s' * (len(ws.evidence_dirs) > 1)} {', '.join(f + '/' for f in ws.config.evidence_folders)}",
+            f"cache link {target!r} points outside the evidence folder{'s' * (len(ws.evidence_dirs) > 1)} {', '.join(f + '/' for f in ws.config.evidence_folders)}"
+            + _missing_folders(ws),
             subject=target,
         )
         return

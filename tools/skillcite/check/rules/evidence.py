@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import unquote
 
 from ...core.diagnostics import Diagnostic
+from ...core.textio import resolve
+from ..document import local_target
 from ..workspace import Workspace
 from .base import Rule
 
@@ -18,7 +22,31 @@ def evidence(ws: Workspace) -> Iterator[Diagnostic]:
         for code, line, message, subject in ev.validate():
             yield Diagnostic.make(code, ev.rel, line, 1, message, subject=subject)
         if key not in cited and ws.in_evidence_dir(key):
-            yield Diagnostic.make("SC404", ev.rel, 1, 1, "evidence file is cited by nothing; cite it or delete it", subject=ev.rel)
+            plain = _plain_links(ws).get(key)
+            if plain:
+                message = (f"evidence file is cited by no footnote cache link; {plain} links to it with a plain link, which cites no lines: "
+                           "cite it in a footnote ([cache](...): L12-20) or delete it")
+            else:
+                message = "evidence file is cited by nothing; cite it or delete it"
+            yield Diagnostic.make("SC404", ev.rel, 1, 1, message, subject=ev.rel)
+
+
+def _plain_links(ws: Workspace) -> dict[Path, str]:
+    """Evidence files that documents link to outside footnote cache links: resolved path -> ``doc.md:12``."""
+
+    def compute() -> dict[Path, str]:
+        out: dict[Path, str] = {}
+        for path in ws.discover():
+            doc = ws.load_document(path)
+            for link in doc.links:
+                local = local_target(link.value)
+                if local is None or not local[0]:
+                    continue
+                target = resolve(path.parent / unquote(local[0]))
+                out.setdefault(target, f"{doc.rel}:{link.line}")
+        return out
+
+    return ws.derived("plain-evidence-links", compute)
 
 
 RULE = Rule("evidence", ("SC401", "SC402", "SC403", "SC404"), evidence)

@@ -6,15 +6,36 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections.abc import Iterator
 
 from ...core.diagnostics import Diagnostic, Fix, subject_text
+from ...core.textio import TextFile
 from ..document import Document, FootnoteDef, Quote
 from ..matching import Match, locate
 from ..report import QuoteOutcome
 from ..workspace import Workspace
 from .base import Rule
 from .footnotes import first_definitions
+
+# A blockquote's closing attribution: a dash, then a short name (and title), after the quote's last sentence.
+_ATTRIBUTION = re.compile(r"(?<=[.!?\"\u201d\u2019)\]])\s+(?:\u2014|\u2015|\u2013|--|~)\s*(?P<who>[^\u2014\u2015]{1,160})$")
+_RANK = {"verified": 0, "moved": 1, "marks": 2, "altered": 3, "notfound": 4}
+
+
+def without_attribution(quote: Quote) -> str | None:
+    """A blockquote's words without a closing ``— Author, Title`` line; None when it has none.
+
+    The attribution names the source, the footnote cites it: the words before
+    it are the quote. At most 12 words, after the end of a sentence.
+    """
+    if not quote.block:
+        return None
+    m = _ATTRIBUTION.search(quote.text.rstrip())
+    if m is None or len(m.group("who").split()) > 12:
+        return None
+    return quote.text[: m.start()].rstrip()
 
 
 def verify_quote(ws: Workspace, doc: Document, quote: Quote, definitions: dict[str, FootnoteDef] | None = None) -> QuoteOutcome | None:
@@ -39,7 +60,14 @@ def verify_quote(ws: Workspace, doc: Document, quote: Quote, definitions: dict[s
             if ev.kind == "notes":
                 outcome = QuoteOutcome(doc, quote, d, link, ev, Match("notes"))
             else:
-                outcome = QuoteOutcome(doc, quote, d, link, ev, locate(quote.text, ev, [a.ranges for a in link.anchors]))
+                ranges = [a.ranges for a in link.anchors]
+                match = locate(quote.text, ev, ranges)
+                words = without_attribution(quote) if match.status != "verified" else None
+                if words is not None:
+                    bare = locate(words, ev, ranges)
+                    if _RANK.get(bare.status, 9) < _RANK.get(match.status, 9):
+                        match = bare  # "— Author, Title" closing the blockquote names the source; it is not quoted
+                outcome = QuoteOutcome(doc, quote, d, link, ev, match)
             if best is None or outcome.rank < best.rank:
                 best = outcome
     return best
@@ -80,7 +108,7 @@ def quotes(ws: Workspace) -> Iterator[Diagnostic]:
                     doc.rel,
                     bq.line,
                     bq.column,
-                    "blockquote has no footnote reference: cite its source with a footnote, or make it plain text (not a > blockquote)",
+                    _unsourced_message(doc.file, bq.line),
                     subject=subject_text(bq.value),
                 )
             for tag in doc.html_quotes:
@@ -94,8 +122,75 @@ def quotes(ws: Workspace) -> Iterator[Diagnostic]:
                 )
     for outcome in quote_outcomes(ws):
         finding = describe(outcome)
+        if finding is not None and finding.code == "SC305" and outcome.definition is not None:
+            finding = dataclasses.replace(finding, message=finding.message + _no_cache_link_cause(ws, outcome))
         if finding is not None:
             yield finding
+
+
+def _blockquote_cause(o: QuoteOutcome) -> str:
+    """A likely cause of a blockquote not found, read from its lines: quotation marks, a lazy line, joined paragraphs."""
+    quote = o.quote
+    if not quote.block:
+        return ""
+    text = quote.text.strip()
+    if text[:1] in "\"\u201c\u201e\u00ab" and text.rstrip(".,;:!?")[-1:] in "\"\u201d\u00bb":
+        return "; the blockquote is wrapped in quotation marks, which the source does not have: a blockquote shows the words without them"
+    file = o.doc.file
+    lines = []
+    n = quote.line
+    while n <= file.line_count and file.line(n).strip():
+        lines.append(file.line(n))
+        n += 1
+    lazy = next((k for k, line in enumerate(lines) if not line.lstrip().startswith(">")), None)
+    if lazy is not None and lazy > 0:
+        return f"; line {quote.line + lazy} has no '>' but continues the blockquote (a lazy continuation line): its words are part of the quote"
+    n = quote.line
+    paragraphs = 1
+    while n < file.line_count:
+        n += 1
+        stripped = file.line(n).strip()
+        if not stripped.startswith(">"):
+            break
+        if stripped.strip("> \t") == "" and n < file.line_count and file.line(n + 1).strip().lstrip(">").strip():
+            paragraphs += 1
+    if paragraphs > 1 and without_attribution(quote) is None:
+        return f"; its {paragraphs} paragraphs are joined into one quote: they must follow each other in the source (cite each on its own, or mark the gap with [...])"
+    return ""
+
+
+_REFERENCE = re.compile(r"\[\^([^\]\s]+)\]")
+
+
+def _unsourced_message(file: TextFile, line: int) -> str:
+    """SC304's message; it names a reference on the lines just above that does not lead into the blockquote."""
+    base = "blockquote has no footnote reference: cite its source with a footnote, or make it plain text (not a > blockquote)"
+    above = line - 1
+    while above >= 1 and not file.line(above).strip():
+        above -= 1
+    if above < 1 or above < line - 2:
+        return base
+    text = file.line(above).rstrip()
+    refs = _REFERENCE.findall(text)
+    if not refs or text.lstrip().startswith(">") or re.match(r"\s*\[\^[^\]]+\]:", text):
+        return base  # a blockquote's own line, or a footnote definition: no lead-in
+    why = "a blank line separates them" if above < line - 1 else "the line does not end with the reference and a colon"
+    return (
+        f"blockquote has no footnote reference; the [^{refs[-1]}] on line {above} does not lead into it ({why}): "
+        f"end the lead-in with the reference and a colon, directly above the blockquote, or cite inside the blockquote"
+    )
+
+
+def _no_cache_link_cause(ws: Workspace, o: QuoteOutcome) -> str:
+    """Why a definition has no cache link, when it links to Markdown files outside the evidence folders."""
+    assert o.definition is not None
+    folders = ", ".join(ws.rel(d) for d in ws.evidence_dirs)
+    missing = [ws.rel(d) for d in ws.evidence_dirs if not d.is_dir()]
+    links = [link.target for link in o.definition.links if link.target.lower().endswith((".md", ".txt")) and "://" not in link.target]
+    if not links:
+        return f" (no link in it names a file in the evidence folder {folders})"
+    note = f"; the evidence folder {', '.join(missing)} does not exist" if missing else ""
+    return f" ({links[0]} is outside the evidence folder {folders}{note}: if it holds the source, set [tool.skillcite] evidence to its folder)"
 
 
 def describe(o: QuoteOutcome) -> Diagnostic | None:
@@ -116,13 +211,12 @@ def describe(o: QuoteOutcome) -> Diagnostic | None:
         a, b = m.lines
         new = f"L{a}" if a == b else f"L{a}-{b}"
         fix = Fix(o.definition.line, "", new) if o.definition else None
-        return Diagnostic.make(
-            "SC301", *where, f"{what} is at {ev_rel} {new}, outside the lines [^{label}] cites (run: skillcite fix)", fix, subject=subject
-        )
+        cited = f"outside the lines [^{label}] cites" if o.link is None or o.link.anchors else f"and [^{label}] cites no lines of it"
+        return Diagnostic.make("SC301", *where, f"{what} is at {ev_rel} {new}, {cited} (run: skillcite fix)", fix, subject=subject)
     if m.status == "altered":
         assert m.lines is not None
         a, b = m.lines
-        return Diagnostic.make("SC302", *where, f"{what} differs from {ev_rel} L{a}-{b} (score {m.score}): {m.diff}", subject=subject)
+        return Diagnostic.make("SC302", *where, f"{what} differs from {ev_rel} L{a}-{b} (score {m.score}): {m.diff}{_blockquote_cause(o)}", subject=subject)
     if m.status == "marks":
         at = f"{ev_rel} L{m.lines[0]}-{m.lines[1]}" if m.lines else ev_rel
         return Diagnostic.make(m.code or "SC310", *where, f"{what} at {at}: {m.detail}", subject=subject)
@@ -130,7 +224,7 @@ def describe(o: QuoteOutcome) -> Diagnostic | None:
         if m.lines:
             a, b = m.lines
             closest = f"closest: L{a}-{b}, {int(m.score or 0)} of {m.words} words: {excerpt(m.diff or '')}"
-            return Diagnostic.make("SC303", *where, f"{what} not found in {ev_rel}; {closest}", subject=subject)
+            return Diagnostic.make("SC303", *where, f"{what} not found in {ev_rel}; {closest}{_blockquote_cause(o)}", subject=subject)
         return Diagnostic.make("SC303", *where, f"{what} not found in {ev_rel}: no word of it is there: {excerpt(quote.text)}", subject=subject)
     if m.status != "verified":
         raise AssertionError(f"unknown match status {m.status!r}")  # never a silent pass
