@@ -39,7 +39,7 @@ def bundle(root: Path | None, includes: tuple[str, ...], output: Path | None, ma
     Examples:
       skillcite bundle > prompt.md
       skillcite bundle --include rl,pinn -o prompt.md
-      skillcite bundle --include all --max-tokens 150000 -o prompt.md
+      skillcite bundle --include all --max-tokens 200000 -o prompt.md
     """
     try:
         result = build_bundle(root, includes)
