@@ -36,6 +36,7 @@ from typing import Literal
 from .anchors import Range
 from .evidence import Evidence
 from .normalize import LINE_HYPHEN, Normalized, normalize
+from .sentences import cut_context, force_words, sentence_ends, sentence_span
 
 ALTERED_THRESHOLD = 80.0
 NEAR_LINES = 40  # how far around the cited lines the first fuzzy pass looks
@@ -59,7 +60,6 @@ _NOTES = frozenset({"sic", "emphasis added", "emphasis mine", "emphasis in origi
 _NEG_PREFIXES = ("non-", "non", "un", "in", "im", "il", "ir")
 _WORDS = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
 _NUMBER = re.compile(r"[-+]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?(?:/\d+)?[kKmMbB%]?")
-_SENTENCE_END = re.compile(r"[.!?;:](?=\s|$)|\[\.\.\.\]")
 # Scripts that write words without spaces: a quote may start or stop between
 # any two of their letters (Thai, Lao, Tibetan, Myanmar, Khmer, CJK, kana, Yi).
 _UNSPACED = re.compile(
@@ -95,6 +95,11 @@ class Match:
     code: str | None = None
     detail: str | None = None
     words: int | None = None
+    # Departures from verbatim of a found quote (verified or marks): each
+    # says what a reviewer must judge; empty for a verbatim quote.
+    edits: tuple[str, ...] = ()
+    source: str = ""  # the sentence(s) of the evidence the quote stands for, normalized
+    marked: str = ""  # the quote against that source, the departures marked ([-quote-]{+source+})
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +130,7 @@ class Segment:
     glued_start: bool = False
     glued_end: bool = False
     mark: Mark | None = None
+    written: str = ""  # the segment as the quote writes it
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +152,8 @@ class Hit:
     start: int
     end: int
     problem: tuple[str, str] | None = None  # (code, detail)
+    edits: tuple[str, ...] = ()  # departures from verbatim (see Match.edits)
+    source: tuple[int, int] = (0, 0)  # the sentence(s) the quote stands for
 
 
 def _first_letter_literals(text: str) -> tuple[str, ...]:
@@ -204,10 +212,10 @@ def _compile(text: str) -> QuotePattern | None:
                 glued_start = k > 0 and not piece.startswith(" ") and pieces[k - 1] != "[...]"
                 glued_end = k < len(pieces) - 1 and not piece.endswith(" ") and pieces[k + 1] != "[...]"
                 if segments:
-                    segments.append(Segment(_first_letter_literals(seg), gap, bridges, glued_start, glued_end, mark))
+                    segments.append(Segment(_first_letter_literals(seg), gap, bridges, glued_start, glued_end, mark, seg))
                 else:
                     lead = mark
-                    segments.append(Segment(_first_letter_literals(seg), gap, bridges, glued_start, glued_end))
+                    segments.append(Segment(_first_letter_literals(seg), gap, bridges, glued_start, glued_end, None, seg))
                 gap, bridges, elided, inserted = 0, False, False, []
         if segments:
             segmented = tuple(segments)
@@ -426,11 +434,13 @@ def _sentence_part(dropped: str, before: str) -> str:
     elision ended its sentence already), and the stretch after the last one,
     are inside a sentence the quote shows.
     """
-    ends = list(_SENTENCE_END.finditer(dropped))
+    ends = list(sentence_ends(dropped))
     if not ends:
         return dropped
-    head = "" if before.rstrip()[-1:] in (".", "!", "?", ";", ":") else dropped[: ends[0].start()]
-    return head + " " + dropped[ends[-1].end() :]
+    joined = before + dropped
+    closed = any(e == len(before.rstrip()) for _s, e in sentence_ends(joined, max(0, len(before.rstrip()) - 4), len(before.rstrip()) + 1))
+    head = "" if closed else dropped[: ends[0][0]]
+    return head + " " + dropped[ends[-1][1] :]
 
 
 def _check_insertion(inserted: str, quoted: str, source: str, glued: bool) -> tuple[str, str] | None:
@@ -476,6 +486,8 @@ def _check_marks(qp: QuotePattern, spans: list[tuple[int, int]], text: str, lo: 
                 found = _check_insertion(mark.inserted, mark.inserted, dropped, False)
             if found:
                 return found
+            if mark.inserted.lower() in _NOTES and dropped.strip() and not mark.elided:
+                return "SC310", f"editor's note [{mark.inserted}] stands for {_clip(dropped)}: a note replaces no source text"
             if not dropped.strip() and mark.inserted.lower() not in _NOTES:
                 return "SC310", f"insertion [{mark.inserted}] replaces nothing in the source: {_clip(text[spans[k - 1][0] : spans[k][1]])}"
     for mark, at_start in ((qp.lead, True), (qp.tail, False)):
@@ -491,7 +503,10 @@ def _check_marks(qp: QuotePattern, spans: list[tuple[int, int]], text: str, lo: 
             found = _check_insertion(mark.inserted, quoted, text[w0:w1], True)
         else:
             replaced = _neighbour_words(text, edge, len(mark.inserted.split()) or 1, at_start, lo, hi)
-            found = _check_insertion(mark.inserted, mark.inserted, replaced, False)
+            # What it replaces is not marked: every word of the sentence it
+            # stands beside is a candidate ("[Always]" for "Do not ever").
+            rest = _before_in_sentence(text, edge, lo) if at_start else _after_in_sentence(text, edge, hi)
+            found = _check_insertion(mark.inserted, mark.inserted, rest if replaced.strip() else replaced, False)
         if found:
             return found
         if not replaced.strip() and mark.inserted.lower() not in _NOTES:
@@ -503,16 +518,13 @@ def _check_marks(qp: QuotePattern, spans: list[tuple[int, int]], text: str, lo: 
 def _neighbour_words(text: str, edge: int, count: int, before: bool, lo: int, hi: int) -> str:
     """Up to ``count`` words next to ``edge`` inside the same sentence (what a leading or trailing insertion replaces)."""
     if before:
-        stretch = text[max(lo, edge - INSERTION_SPAN) : edge]
-        ends = list(_SENTENCE_END.finditer(stretch))
-        if ends:
-            stretch = stretch[ends[-1].end() :]
+        stretch = _before_in_sentence(text, edge, lo)
         words = stretch.split()
         return " ".join(words[-count:]) if words else ""
-    stretch = text[edge : min(hi, edge + INSERTION_SPAN)]
-    end = _SENTENCE_END.search(stretch)
+    stretch = _after_in_sentence(text, edge, hi)
+    end = next(sentence_ends(stretch), None)
     if end:
-        stretch = stretch[: end.start()]
+        stretch = stretch[: end[0]]
     words = stretch.split()
     return " ".join(words[:count])
 
@@ -536,13 +548,94 @@ def find_exact(qp: QuotePattern, text: str, lo: int = 0, hi: int | None = None) 
         if i != -1 and (best == -1 or i < best):
             best, length = i, len(variant)
     if best != -1:
-        return Hit(best, best + length)
+        edits = []
+        found = text[best : best + length]
+        if found != qp.text:
+            edits.append(f"first letter {_first_letter(qp.text)!r} for {_first_letter(found)!r}")
+        edits.extend(_truncations(text, best, best + length, lo, end))
+        return Hit(best, best + length, None, tuple(edits), sentence_span(text, best, best + length, lo, end))
     if not qp.segmented:
         return None
     spans = _find_segments(qp.segmented, text, lo, end)
     if spans is None:
         return None
-    return Hit(spans[0][0], spans[-1][1], _check_marks(qp, spans, text, lo, end))
+    problem = _check_marks(qp, spans, text, lo, end)
+    edits = _mark_edits(qp, spans, text, lo, end)
+    edits.extend(_truncations(text, spans[0][0], spans[-1][1], lo, end))
+    return Hit(spans[0][0], spans[-1][1], problem, tuple(edits), sentence_span(text, spans[0][0], spans[-1][1], lo, end))
+
+
+def _first_letter(text: str) -> str:
+    return next((ch for ch in text if ch.isalnum()), "")
+
+
+def _truncations(text: str, start: int, end: int, lo: int, hi: int) -> list[str]:
+    """Departures of a quote that cuts its sentence where the part left out holds a word that changes its force."""
+    before, after = cut_context(text, start, end, lo, hi)
+    out = []
+    words = force_words(before)
+    if words:
+        out.append(f"leaves out {_clip(before.strip())} before it, which holds {', '.join(repr(w) for w in dict.fromkeys(words))}")
+    words = force_words(after)
+    if words:
+        out.append(f"leaves out {_clip(after.strip())} after it, which holds {', '.join(repr(w) for w in dict.fromkeys(words))}")
+    return out
+
+
+def _mark_edits(qp: QuotePattern, spans: list[tuple[int, int]], text: str, lo: int, hi: int) -> list[str]:
+    """What each editorial mark of a found chain stands for, in the quote's order."""
+    segs = qp.segmented or ()
+    out: list[str] = []
+    if qp.lead is not None:
+        out.extend(_describe_mark(qp.lead, _before_in_sentence(text, spans[0][0], lo), "at the start"))
+    first = text[spans[0][0] : spans[0][1]]
+    if segs and segs[0].written and first != segs[0].written and first.lower() == segs[0].written.lower():
+        out.append(f"first letter {_first_letter(segs[0].written)!r} for {_first_letter(first)!r}")
+    for k in range(1, len(segs)):
+        mark = segs[k].mark
+        if mark is not None:
+            where = f"between {_clip(_tail_words(text[slice(*spans[k - 1])]))} and {_clip(_head_words(text[slice(*spans[k])]))}"
+            out.extend(_describe_mark(mark, text[spans[k - 1][1] : spans[k][0]], where))
+        found = text[spans[k][0] : spans[k][1]]
+        if segs[k].written and found != segs[k].written:
+            out.append(f"first letter {_first_letter(segs[k].written)!r} for {_first_letter(found)!r}")
+    if qp.tail is not None:
+        out.extend(_describe_mark(qp.tail, _after_in_sentence(text, spans[-1][1], hi), "at the end"))
+    return out
+
+
+def _describe_mark(mark: Mark, stands_for: str, where: str) -> list[str]:
+    out = []
+    inserted = mark.inserted
+    shown = " ".join(stands_for.split())
+    if inserted and inserted.lower() in _NOTES:
+        out.append(f"editor's note [{inserted}] {where}" + (f", standing for {_clip(shown)}" if shown and not mark.elided else ""))
+        inserted = ""
+    if mark.elided and inserted:
+        out.append(f"elision and insertion [{inserted}] {where}, for {_clip(shown)}")
+    elif mark.elided:
+        out.append(f"elision [...] {where}, for {_clip(shown)}" if shown else f"elision [...] {where}")
+    elif inserted:
+        out.append(f"insertion [{inserted}] {where}, for {_clip(shown)}" if shown else f"insertion [{inserted}] {where}, for nothing")
+    return out
+
+
+def _head_words(text: str, n: int = 3) -> str:
+    return " ".join(text.split()[:n])
+
+
+def _tail_words(text: str, n: int = 3) -> str:
+    return " ".join(text.split()[-n:])
+
+
+def _before_in_sentence(text: str, edge: int, lo: int) -> str:
+    a, _ = sentence_span(text, edge, edge, lo, edge)
+    return text[a:edge]
+
+
+def _after_in_sentence(text: str, edge: int, hi: int) -> str:
+    _, b = sentence_span(text, edge, edge, edge, hi)
+    return text[edge:b]
 
 
 def _passage(ev: Evidence, text: str, ranges: list[Range]) -> tuple[str, list[tuple[int, int]]]:
@@ -845,36 +938,52 @@ def locate(quote: str, ev: Evidence, anchors: list[list[Range]]) -> Match:
 
 
 def _exact(qp: QuotePattern, ev: Evidence, whole: Normalized, valid: list[list[Range]]) -> Match | None:
-    """Verified, moved or marks when the quote is in the file as written; None otherwise."""
+    """Verified, moved or marks when the quote is in the file as written; None otherwise.
+
+    At the cited lines a verbatim hit wins over one with departures from
+    verbatim, and that over one whose marks break the editorial policy.
+    """
     text = whole.text
-    broken: Match | None = None  # found at the cited lines, but a mark breaks the policy
-    for ranges in valid:
+    best: Match | None = None  # the best found at the cited lines
+    tries: list[list[Range]] = list(valid)
+    if len(valid) > 1:
+        tries.append([r for v in valid for r in v])
+    for ranges in tries:
         if len(ranges) == 1:
             lo, hi = ev.norm_span(ranges[0].start, ranges[0].end)
             hit = find_exact(qp, text, lo, hi)
-            hit_lines = _lines(ev, whole, (hit.start, hit.end)) if hit else None
+            found = _found(qp, hit, text, _lines(ev, whole, (hit.start, hit.end))) if hit else None
         else:
             passage, offsets = _passage(ev, text, ranges)
             hit = find_exact(qp, passage)
-            hit_lines = _passage_lines(ev, whole, offsets, hit) if hit else None
-        if hit and hit.problem is None:
-            return Match("verified")
-        if hit and broken is None:
-            broken = _broken(hit, hit_lines)
-    if len(valid) > 1:
-        passage, offsets = _passage(ev, text, [r for v in valid for r in v])
-        hit = find_exact(qp, passage)
-        if hit and hit.problem is None:
-            return Match("verified")
-        if hit and broken is None:
-            broken = _broken(hit, _passage_lines(ev, whole, offsets, hit))
-    if broken is not None:
-        return broken
+            found = _found(qp, hit, passage, _passage_lines(ev, whole, offsets, hit)) if hit else None
+        if found is not None and (best is None or _quality(found) < _quality(best)):
+            best = found
+            if _quality(best) == (False, False):
+                return best
+    if best is not None:
+        return best
     hit = find_exact(qp, text)
     if hit:
         lines = _lines(ev, whole, (hit.start, hit.end))
-        return Match("moved", lines) if hit.problem is None else _broken(hit, lines)
+        found = _found(qp, hit, text, lines)
+        return found if found.status == "marks" else Match("moved", lines, edits=found.edits, source=found.source, marked=found.marked)
     return None
+
+
+def _quality(m: Match) -> tuple[bool, bool]:
+    return m.status == "marks", bool(m.edits)
+
+
+def _found(qp: QuotePattern, hit: Hit, text: str, lines: tuple[int, int]) -> Match:
+    """The match of a hit in ``text``: its departures, and the sentence(s) it stands for."""
+    source = " ".join(text[hit.source[0] : hit.source[1]].split())
+    marked = word_diff(qp.text, source, context=10_000) if hit.edits else ""
+    if hit.problem is None:
+        # A verbatim match names no lines (they are the cited ones); one with departures does, for review.
+        return Match("verified", lines if hit.edits else None, edits=hit.edits, source=source, marked=marked)
+    code, detail = hit.problem
+    return Match("marks", lines, code=code, detail=detail, edits=hit.edits, source=source, marked=marked)
 
 
 # A word broken by a hyphen at the end of a line (PDF text): "dis-" / "tributions".
@@ -915,9 +1024,3 @@ def _unhyphenated(qp: QuotePattern, source: str) -> QuotePattern | None:
     if changed == qp.text:
         return None
     return _compile(changed)
-
-
-def _broken(hit: Hit, lines: tuple[int, int] | None) -> Match:
-    assert hit.problem is not None
-    code, detail = hit.problem
-    return Match("marks", lines, code=code, detail=detail)

@@ -97,6 +97,7 @@ LAZY_COMMANDS = {
     "init": "skillcite.cli.adopt:init",
     "install": "skillcite.cli.install:install",
     "refresh": "skillcite.cli.refresh:refresh",
+    "review": "skillcite.cli.review:review",
     "uninstall": "skillcite.cli.install:uninstall",
 }
 

@@ -39,6 +39,8 @@ class Config:
     * ``select`` / ``ignore`` / ``strict`` / ``baseline``: what ``check``
       reports, as the command-line options of the same names (the command
       line wins); ``per_file_ignores`` maps a glob to codes ignored there.
+    * ``reviews``: the review file of quotes that depart from verbatim
+      (default: ``reviews.json`` in the first evidence folder).
     """
 
     evidence: str | list[str] = "docs/evidence"
@@ -55,6 +57,7 @@ class Config:
     ignore: list[str] = field(default_factory=list)
     strict: bool = False
     baseline: str = ""
+    reviews: str = ""
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
 
     @property

@@ -59,9 +59,10 @@ _ALL = [
         Code("SC306", _E, "quote from an evidence file of kind notes"),
         Code("SC307", _E, "quote holds text that cannot be verified"),
         # Editorial marks (matching.py, _check_marks)
-        Code("SC310", _E, "editorial insertion replaces nothing or sits inside a word"),
-        Code("SC311", _E, "editorial mark adds or removes a negation"),
-        Code("SC312", _E, "editorial mark changes a number"),
+        Code("SC310", _W, "editorial insertion replaces nothing or sits inside a word"),
+        Code("SC311", _W, "editorial mark adds or removes a negation"),
+        Code("SC312", _W, "editorial mark changes a number"),
+        Code("SC313", _W, "quote departs from verbatim and is not reviewed"),
         # Evidence files
         Code("SC401", _E, "evidence file has no front matter"),
         Code("SC402", _E, "evidence front matter is invalid"),

@@ -1,7 +1,10 @@
-"""SC301-SC312: each quotation against its evidence.
+"""SC301-SC313: each quotation against its evidence.
 
 :func:`quote_outcomes` verifies every quote once per workspace; ``fix`` and
-``stats`` read the outcomes from the report.
+``stats`` read the outcomes from the report. A quote found with departures
+from verbatim is verified only when the review file records a review of
+it (docs/citations.md, "Verified"); otherwise it is SC313, with the
+reviewer's warnings SC310-SC312 where a mark breaks the editorial policy.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from ...core.diagnostics import Diagnostic, Fix, subject_text
 from ..document import Document, FootnoteDef, Quote
 from ..matching import Match, locate
 from ..report import QuoteOutcome
+from ..reviews import Reviews, digest, load_reviews
 from ..workspace import Workspace
 from .base import Rule
 from .footnotes import first_definitions
@@ -50,15 +54,31 @@ def quote_outcomes(ws: Workspace) -> list[QuoteOutcome]:
 
     def compute() -> list[QuoteOutcome]:
         out = []
+        reviews: Reviews | None = None
         for doc in ws.checked_documents():
             definitions = first_definitions(doc)
             for quote in doc.quotes:
                 outcome = verify_quote(ws, doc, quote, definitions)
-                if outcome is not None:  # every label undefined: SC101 says so
-                    out.append(outcome)
+                if outcome is None:  # every label undefined: SC101 says so
+                    continue
+                m = outcome.match
+                if m is not None and m.status in ("verified", "marks") and m.edits:
+                    if reviews is None:
+                        reviews = review_file(ws)
+                    keys = (digest(quote.text), digest(m.source))
+                    outcome.keys = keys
+                    outcome.review = "reviewed" if reviews.has(*keys) else "unreviewed"
+                    if outcome.review == "unreviewed":
+                        outcome.stale = reviews.stale_reason(*keys, doc.rel) or ""
+                out.append(outcome)
         return out
 
     return ws.derived("quote_outcomes", compute)
+
+
+def review_file(ws: Workspace) -> Reviews:
+    """The package's review file, read once per workspace."""
+    return ws.derived("reviews", lambda: load_reviews(ws.root, ws.config))
 
 
 def quotes(ws: Workspace) -> Iterator[Diagnostic]:
@@ -93,9 +113,31 @@ def quotes(ws: Workspace) -> Iterator[Diagnostic]:
                     subject=f"{tag.value}: {doc.file.line(tag.line).strip() if tag.line <= doc.file.line_count else ''}",
                 )
     for outcome in quote_outcomes(ws):
+        if outcome.review == "reviewed":
+            continue  # every departure reviewed: the reviewer's warnings were seen
         finding = describe(outcome)
         if finding is not None:
             yield finding
+        if outcome.review == "unreviewed":
+            yield unreviewed(outcome)
+
+
+def unreviewed(o: QuoteOutcome) -> Diagnostic:
+    """SC313 for a quote found with departures from verbatim that no recorded review covers."""
+    m = o.match
+    assert m is not None and o.evidence is not None and o.keys is not None
+    what = "blockquote" if o.quote.block else "quote"
+    at = f"{o.evidence.rel} L{m.lines[0]}-{m.lines[1]}" if m.lines else o.evidence.rel
+    why = f"its review no longer applies ({o.stale})" if o.stale else "it is not reviewed"
+    edits = "; ".join(m.edits)
+    return Diagnostic.make(
+        "SC313",
+        o.doc.rel,
+        o.quote.line,
+        o.quote.column,
+        f"{what} departs from verbatim at {at} and {why}: {edits} (run: skillcite review)",
+        subject=subject_text(o.quote.text),
+    )
 
 
 def describe(o: QuoteOutcome) -> Diagnostic | None:
@@ -143,4 +185,4 @@ def excerpt(text: str, width: int = 60) -> str:
     return repr(text if len(text) <= width else text[: width - 3] + "...")
 
 
-RULE = Rule("quotes", ("SC301", "SC302", "SC303", "SC304", "SC305", "SC306", "SC307", "SC310", "SC311", "SC312"), quotes)
+RULE = Rule("quotes", ("SC301", "SC302", "SC303", "SC304", "SC305", "SC306", "SC307", "SC310", "SC311", "SC312", "SC313"), quotes)
