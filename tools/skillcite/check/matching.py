@@ -172,8 +172,33 @@ def _first_letter_literals(text: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=4096)
 def compile_quote(quote: str) -> QuotePattern | None:
-    """Normalize and compile a quote; None when nothing is left to match."""
-    return _compile(normalize(quote).text.strip(_EDGE))
+    """Normalize and compile a quote; None when nothing is left to match.
+
+    An HTML comment inside a quote is hidden from readers, so it is no
+    elision there (in the evidence it is a gap): it is dropped, and the
+    words on both sides must be adjacent in the source.
+    """
+    return _compile(normalize(_drop_comments(quote)).text.strip(_EDGE))
+
+
+def _drop_comments(text: str) -> str:
+    """``text`` with each closed HTML comment replaced by a space (one linear scan)."""
+    if "<!--" not in text:
+        return text
+    out: list[str] = []
+    pos = 0
+    while True:
+        start = text.find("<!--", pos)
+        if start == -1:
+            break
+        end = text.find("-->", start + 4)
+        if end == -1:
+            break  # no comment closes after this one: none of the rest is a comment
+        out.append(text[pos:start])
+        out.append(" ")
+        pos = end + 3
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def _compile(text: str) -> QuotePattern | None:
@@ -404,10 +429,26 @@ def _affix_flip(a: str, b: str) -> bool:
     return a[:3] == b[:3] and a.endswith("less") != b.endswith("less")
 
 
+# Numbers written as words count as numbers, compared as written: "[five]"
+# for "three" changes a number, and so does "[3]" for "three".
+_NUMBER_WORD_TEXT = (
+    "zero two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
+    "eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million billion trillion "
+    "dozen dozens hundreds thousands millions billions twice thrice"
+)
+_NUMBER_WORDS = frozenset(_NUMBER_WORD_TEXT.split())  # not "one": it is a pronoun as often
+
+
 def _numbers(text: str) -> Counter[str]:
     found = Counter(m.group().lstrip("+").rstrip(",") for m in _NUMBER.finditer(text))
     found.update(ch for ch in text if _scripted(ch) and ch.isdigit())
+    found.update(w for w in _WORDS.findall(text.lower()) if w in _NUMBER_WORDS)
     return found
+
+
+def _is_number(token: str) -> bool:
+    token = token.strip(_EDGE + "()[]")
+    return bool(token) and (bool(_NUMBER.fullmatch(token)) or token.lower() in _NUMBER_WORDS)
 
 
 def _word_at(text: str, start: int, end: int) -> tuple[int, int]:
@@ -457,6 +498,16 @@ def _check_insertion(inserted: str, quoted: str, source: str, glued: bool) -> tu
 def _check_marks(qp: QuotePattern, spans: list[tuple[int, int]], text: str, lo: int, hi: int) -> tuple[str, str] | None:
     """The first editorial mark of a found chain that breaks the policy, as (code, detail)."""
     segs = qp.segmented or ()
+    # A leading or trailing elision stands for the rest of the clause it cuts.
+    for mark, at_start in ((qp.lead, True), (qp.tail, False)):
+        if mark is None or not mark.elided:
+            continue
+        before, after = cut_context(text, spans[0][0], spans[-1][1], lo, hi)
+        rest = before if at_start else after
+        neg = _negations(rest)
+        if neg:
+            where = "before" if at_start else "after"
+            return "SC311", f"[...] {where} the quote drops {next(iter(neg))!r} from {_clip(rest)}: it removes a negation"
     for k in range(1, len(segs)):
         seg, prev = segs[k], segs[k - 1]
         mark = seg.mark
@@ -471,8 +522,13 @@ def _check_marks(qp: QuotePattern, spans: list[tuple[int, int]], text: str, lo: 
                 word = next(iter(neg))
                 return "SC311", f"[...] drops {word!r} from {_clip(text[spans[k - 1][0] : spans[k][1]])}: it removes a negation"
             before, after = text[spans[k - 1][0] : a], text[b : spans[k][1]]
-            if _NUMBER.search(before.split()[-1] if before.split() else "") and _NUMBER.match(after.split()[0] if after.split() else ""):
+            last = before.split()[-1] if before.split() else ""
+            first = after.split()[0] if after.split() else ""
+            if _is_number(last) and _is_number(first):
                 return "SC312", f"[...] joins two numbers: {_clip(before + dropped + after)}"
+            if _is_number(last) and dropped.strip()[:1].isalnum() and first[:1].isalpha():
+                # "5 [...] seeds" for "5 epochs and 3 seeds": the number now counts another word.
+                return "SC312", f"[...] binds the number {last!r} to {first!r}: {_clip(before + dropped + after)}"
         if mark.inserted:
             if prev.glued_end and seg.glued_start:
                 return "SC310", f"insertion [{mark.inserted}] sits inside the word {_clip(text[slice(*_word_at(text, a, b))])}"
@@ -573,6 +629,10 @@ def _truncations(text: str, start: int, end: int, lo: int, hi: int) -> list[str]
     """Departures of a quote that cuts its sentence where the part left out holds a word that changes its force."""
     before, after = cut_context(text, start, end, lo, hi)
     out = []
+    if before.rstrip().endswith(":") and len(before.split()) <= 4:
+        # A short label before a colon frames what follows ("Myth: you never
+        # have a bug."): without it the words may say the opposite.
+        out.append(f"leaves out the lead-in {_clip(before.strip())} before it")
     words = force_words(before)
     if words:
         out.append(f"leaves out {_clip(before.strip())} before it, which holds {', '.join(repr(w) for w in dict.fromkeys(words))}")
