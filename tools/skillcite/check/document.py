@@ -23,7 +23,7 @@ from markdown_it.token import Token
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-from ..core.textio import TextFile
+from ..core.textio import TextFile, drop_html_comments
 from .anchors import CacheLink, find_links
 from .yamltext import parse_yaml
 
@@ -38,7 +38,6 @@ _QUOTE = re.compile(r'"([^"\n]+?)"|\u201c([^\u201d\n]+?)\u201d')
 _CLOSING = re.compile(r"[.,;:!?)\]'\u2019]*")  # may stand between a quote and its reference
 _SENTENCE_END = re.compile(r"[.!?][\"')\]\u201d\u2019]*")
 _BETWEEN_REFS = re.compile(r"[\s.,;:!?)\]\"'\u201d\u2019]*")  # refs separated by this form one group
-_COMMENTS = re.compile(r"<!--[\s\S]*?-->")
 _MARKERS = re.compile(r"[ \t>]*")
 _HTML_QUOTE = re.compile(r"<(blockquote|q)(?=[\s/>])", re.IGNORECASE)  # blockquote markers and indentation at a line start
 _WORD = re.compile(r"\w+")
@@ -390,7 +389,7 @@ class _Builder:
 
     def html_quote(self, html: str, span: tuple[int, int]) -> None:
         """Record an HTML ``<blockquote>`` or ``<q>`` opened in ``html`` (comments aside)."""
-        m = _HTML_QUOTE.search(_COMMENTS.sub("", html))
+        m = _HTML_QUOTE.search(drop_html_comments(html))
         if m is None:
             return
         found = re.compile(re.escape(m.group()), re.IGNORECASE).search(self.text, span[0], span[1])
@@ -482,7 +481,7 @@ class _Builder:
                     hidden.append(Located("code block", *self.content_position(tok)))
             elif tok.type == "html_block":
                 self.doc.slugs.update(_HTML_ID.findall(tok.content))
-                if _COMMENTS.sub("", tok.content).strip():  # a comment alone is never shown
+                if drop_html_comments(tok.content).strip():  # a comment alone is never shown
                     hidden.append(Located("HTML block", *self.content_position(tok)))
             j += 1
         start, _ = self.block_span(open_tok.map)
