@@ -133,7 +133,7 @@ def render_json(report: Report, diagnostics: list[Diagnostic]) -> str:
             for d in diagnostics
         ],
     }
-    return json.dumps(doc, indent=2, ensure_ascii=False)
+    return _dumps(doc)
 
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -202,7 +202,17 @@ def render_sarif(report: Report, diagnostics: list[Diagnostic]) -> str:
             }
         ],
     }
-    return json.dumps(doc, indent=2, ensure_ascii=False)
+    return _dumps(doc)
 
 
 RENDERERS = {"text": render_text, "json": render_json, "github": render_github, "sarif": render_sarif}
+
+
+def _dumps(doc: object) -> str:
+    """JSON text, non-ASCII kept, except where a path holds undecodable bytes (lone surrogates): those are escaped."""
+    text = json.dumps(doc, indent=2, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a file name that is not UTF-8: "\udcff" is valid JSON, a raw surrogate is not UTF-8
+        return json.dumps(doc, indent=2)
+    return text

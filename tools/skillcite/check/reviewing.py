@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.config import Config
-from ..core.paths import shown
+from ..core.shown import shown
 from .report import QuoteOutcome
 from .reviews import Review, Reviews, review_id, save_reviews
 from .rules.quotes import quote_outcomes, review_file

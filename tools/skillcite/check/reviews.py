@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.config import Config
+from ..core.shown import shown
 from ..core.textio import InputError
 
 FORMAT_VERSION = 1
@@ -140,9 +141,9 @@ def _text(item: Any, key: str) -> str:
 
 def _shown(path: Path, root: Path) -> str:
     try:
-        return json.dumps(str(path.relative_to(root)))[1:-1]
+        return shown(path.relative_to(root).as_posix())
     except ValueError:
-        return json.dumps(str(path))[1:-1]
+        return shown(str(path))
 
 
 def save_reviews(reviews: Reviews) -> None:

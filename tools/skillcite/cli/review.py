@@ -83,7 +83,7 @@ def review(root: Path | None, accept_ids: tuple[str, ...], accept_all: bool, int
 def _where(ws: Workspace) -> str:
     """The review file's path as printed: relative to the root where it lies inside."""
     from ..check.reviews import review_path
-    from ..core.paths import shown
+    from ..core.shown import shown
 
     path = review_path(ws.root, ws.config)
     try:

@@ -10,6 +10,8 @@ import enum
 import hashlib
 from dataclasses import dataclass, field
 
+from .shown import one_line, shown
+
 
 class Severity(enum.StrEnum):
     """How bad a finding is. ``--strict`` turns warnings into errors."""
@@ -163,8 +165,14 @@ class Diagnostic:
         return (self.path, self.line, self.column, self.code)
 
     def format(self) -> str:
-        """Return the ``path:line:col: CODE message`` line."""
-        return f"{self.path}:{self.line}:{self.column}: {self.code} {self.message}"
+        """Return the ``path:line:col: CODE message`` line.
+
+        A path with a newline, a control or a format character is printed
+        quoted and escaped, and such characters in the message escaped: the
+        line stays one line (in GitHub Actions, a line of its own could be a
+        workflow command).
+        """
+        return f"{shown(self.path)}:{self.line}:{self.column}: {self.code} {one_line(self.message)}"
 
 
 def subject_text(text: str) -> str:

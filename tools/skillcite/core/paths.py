@@ -67,35 +67,3 @@ def unsafe_link(target: str, base: Path, root: Path) -> tuple[str, str] | None:
     if kind is not None:
         return "SC604", f"link target {target!r} is a {kind}, not a regular file: never read"
     return None
-
-
-def shown(path: str) -> str:
-    """``path`` as printed in any output: unchanged when every character is a plain printable one.
-
-    Otherwise quoted, with control, format (bidirectional overrides),
-    separator, private and unpaired surrogate characters (an undecodable
-    file name) written as escapes: a newline in a file name must not start
-    a line of its own (a GitHub workflow command, a forged finding), nor an
-    escape sequence reach the terminal.
-    """
-    if all(_plain(ch) for ch in path):
-        return path
-    out = []
-    for ch in path:
-        if ch in '"\\':
-            out.append("\\" + ch)
-        elif _plain(ch):
-            out.append(ch)
-        elif ord(ch) < 0x100:
-            out.append(f"\\x{ord(ch):02x}")
-        elif ord(ch) < 0x10000:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(f"\\U{ord(ch):08x}")
-    return '"' + "".join(out) + '"'
-
-
-def _plain(ch: str) -> bool:
-    import unicodedata
-
-    return unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")
