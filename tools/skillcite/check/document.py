@@ -231,6 +231,30 @@ class _Paragraph:
     start: int  # source offset where the paragraph's text starts
 
 
+# What may follow a paragraph's last reference and still leave the reference at its end.
+_TRAILING = re.compile(r"[\s.,;:!?\"'\u201d\u2019)\]]+")
+# An attribution closing a blockquote: "— Author", "-- Author, Book (2020)".
+_ATTRIBUTION = re.compile(r"\s*(?:\u2014|\u2013|\u2015|--?)\s*\S")
+
+
+def _drop_frame(paragraphs: list[_Paragraph]) -> None:
+    """Blank what frames a sourced blockquote and is no part of the quote, offsets kept.
+
+    A GitHub alert marker opening it (``> [!NOTE]``) and a last paragraph
+    that attributes it (``> — Author[^x]``, at most twelve words) are shown
+    around the author's words, not as them; their references still count.
+    """
+    if paragraphs:
+        m = _ALERT.match(paragraphs[0].plain)
+        if m:
+            first = paragraphs[0]
+            paragraphs[0] = _Paragraph(" " * m.end() + first.plain[m.end() :], first.refs, first.ref_offsets, first.start)
+    if len(paragraphs) > 1:
+        last = paragraphs[-1]
+        if _ATTRIBUTION.match(last.plain) and len(last.plain.split()) <= 12:
+            paragraphs[-1] = _Paragraph(" " * len(last.plain), last.refs, last.ref_offsets, last.start)
+
+
 class _Builder:
     """Walks the token stream once and fills a :class:`Document`."""
 
@@ -411,7 +435,11 @@ class _Builder:
         text = plain.rstrip()
         if not text.endswith(":"):
             return []
-        return [label for offset, label in refs if offset >= len(text) - 1]
+        body = text[:-1].rstrip()
+        if body.endswith(")") and "(" in body:
+            # "From the slides[^x] (bullet points):": a parenthetical may stand before the colon.
+            body = body[: body.rindex("(")].rstrip()
+        return [label for offset, label in refs if offset >= len(body) - 1]
 
     def front_matter(self, tok: Token) -> None:
         self.doc.front_matter_line = 1
@@ -491,6 +519,8 @@ class _Builder:
         text = " ".join(p.plain for p in paragraphs)
         labels = [label for p in paragraphs for _, label in p.refs]
         if labels or lead_in:
+            _drop_frame(paragraphs)
+        if labels or lead_in:
             self.doc.quotes.extend(self.pieces(paragraphs, lead_in, line, col))
             self.doc.unverifiable.extend(hidden)
         elif (text.strip() or hidden) and not (paragraphs and _ALERT.match(paragraphs[0].plain)):
@@ -529,7 +559,9 @@ class _Builder:
             current.append(p.plain[position:])
         tail = " ".join(t for t in current if t.strip())
         label_sets = {tuple(dict.fromkeys(labels)) for labels, _ in found}
-        if len(label_sets) <= 1:
+        shown = [p for p in paragraphs if p.plain.strip()]
+        each_cited = len(shown) > 1 and all(p.refs and not _TRAILING.sub("", p.plain[p.refs[-1][0] :]) for p in shown)
+        if len(label_sets) <= 1 and not each_cited:
             labels = list(dict.fromkeys(label for group, _ in found for label in group)) or lead_in
             text = " ".join(p.plain for p in paragraphs)
             return [Quote(text, labels, line, col, True)]

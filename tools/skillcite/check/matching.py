@@ -179,7 +179,17 @@ def compile_quote(quote: str) -> QuotePattern | None:
     elision there (in the evidence it is a gap): it is dropped, and the
     words on both sides must be adjacent in the source.
     """
-    return _compile(normalize(drop_html_comments(quote, " ")).text.strip(_EDGE))
+    text = normalize(drop_html_comments(quote, " ")).text.strip(_EDGE)
+    if len(text) > 2 and text[0] in "'\"" and text[-1] == text[0] and text[0] not in text[1:-1]:
+        # A blockquote wrapped in quotation marks ("> "If one part ..."[^g]"):
+        # the marks say it is a quote, they are not the author's.
+        text = text[1:-1].strip(_EDGE)
+    return _compile(text)
+
+
+# A plain ellipsis the quote writes (``...``; ``…`` normalizes to it), not the
+# bracketed mark: an elision too, where the source has no ellipsis there.
+_BARE_ELLIPSIS = re.compile(r"(?<![\[.])\.\.\.(?![\].])")
 
 
 def _compile(text: str) -> QuotePattern | None:
@@ -189,6 +199,9 @@ def _compile(text: str) -> QuotePattern | None:
     literal = _first_letter_literals(text)
     segmented = None
     lead = tail = None
+    whole = text  # the literal form; the segmented one reads a plain ellipsis as [...]
+    if "..." in text:
+        text = " ".join(_BARE_ELLIPSIS.sub(" [...] ", text).split()).strip(_EDGE)
     markers = list(_MARKER.finditer(text)) if "[" in text else []
     if markers and len(markers) <= MAX_MARKS:
         pieces: list[str] = []
@@ -227,8 +240,8 @@ def _compile(text: str) -> QuotePattern | None:
             segmented = tuple(segments)
             if inserted or elided:
                 tail = Mark(elided, " ".join(inserted))
-    fuzzy_text = _MARKER.sub(" ", text) if segmented else text
-    return QuotePattern(text, literal, segmented, " ".join(fuzzy_text.split()), lead, tail)
+    fuzzy_text = _MARKER.sub(" ", text) if segmented else whole
+    return QuotePattern(whole, literal, segmented, " ".join(fuzzy_text.split()), lead, tail)
 
 
 def _spaced_letter(ch: str) -> bool:
@@ -950,6 +963,10 @@ def locate(quote: str, ev: Evidence, anchors: list[list[Range]]) -> Match:
         joined = _unhyphenated(qp, ev.file.text)
         if joined is not None:
             found = _exact(joined, ev, whole, valid)
+    if found is None and is_pdf(ev):
+        joined = _pdf_hyphenated(qp, text)
+        if joined is not None:
+            found = _exact(joined, ev, whole, valid)
     if found is not None:
         return found
 
@@ -1065,6 +1082,64 @@ def _line_hyphens(source: str) -> dict[str, str]:
         found[f"{left}-{right}"] = spaced
         found[f"{left}- {right}"] = spaced
     return found
+
+
+def is_title(quote: str, ev: Evidence) -> bool:
+    """True when ``quote`` is the evidence's ``title`` (normalized; a title, not a quote)."""
+    data = ev.front.data if ev.front is not None else None
+    title = data.get("title") if isinstance(data, dict) else None
+    if not isinstance(title, str) or not title.strip():
+        return False
+    qp = compile_quote(quote)
+    return qp is not None and qp.text == normalize(title).text.strip(_EDGE)
+
+
+def is_pdf(ev: Evidence) -> bool:
+    """True when the evidence was extracted from a PDF: its ``source`` names a ``.pdf`` file.
+
+    PDF text extraction leaves a typesetter's hyphenation inside lines too
+    (``dis-tributions``), so in such a file a quote may write those words whole.
+    """
+    data = ev.front.data if ev.front is not None else None
+    source = data.get("source") if isinstance(data, dict) else None
+    if not isinstance(source, str):
+        return False
+    path = source.split("#", 1)[0].split("?", 1)[0]
+    return path.lower().endswith(".pdf")
+
+
+@lru_cache(maxsize=64)
+def _inline_hyphens(text: str) -> dict[str, str]:
+    """Words of normalized PDF text hyphenated between two letters: whole spelling -> hyphenated spelling.
+
+    One scan from each hyphen outwards (linear, see :func:`_line_hyphens`).
+    A word hyphenated in the source (``re-sign``) maps too: in a PDF the two
+    cannot be told apart.
+    """
+    found: dict[str, str] = {}
+    i = text.find("-")
+    while i != -1:
+        if 0 < i < len(text) - 1 and text[i - 1].isalpha() and text[i + 1].isalpha():
+            a, b = i - 1, i + 2
+            while a > 0 and text[a - 1].isalpha():
+                a -= 1
+            while b < len(text) and text[b].isalpha():
+                b += 1
+            found.setdefault(text[a:i] + text[i + 1 : b], text[a:b])
+        i = text.find("-", i + 1)
+    return found
+
+
+def _pdf_hyphenated(qp: QuotePattern, text: str) -> QuotePattern | None:
+    """The quote with each word the PDF text hyphenates inside a line spelled as the PDF does."""
+    hyphens = _inline_hyphens(text)
+    if not hyphens:
+        return None
+    changed = _WHOLE_WORD.sub(lambda m: hyphens.get(m.group(), m.group()), qp.text)
+    return None if changed == qp.text else _compile(changed)
+
+
+_WHOLE_WORD = re.compile(r"[^\W\d_]+")
 
 
 def _unhyphenated(qp: QuotePattern, source: str) -> QuotePattern | None:

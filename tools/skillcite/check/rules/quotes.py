@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from ...core.diagnostics import Diagnostic, Fix, subject_text
 from ..document import Document, FootnoteDef, Quote
-from ..matching import Match, locate
+from ..matching import Match, is_title, locate
 from ..report import QuoteOutcome
 from ..reviews import Reviews, digest, load_reviews
 from ..workspace import Workspace
@@ -42,6 +42,9 @@ def verify_quote(ws: Workspace, doc: Document, quote: Quote, definitions: dict[s
                 continue
             if ev.kind == "notes":
                 outcome = QuoteOutcome(doc, quote, d, link, ev, Match("notes"))
+            elif not quote.block and is_title(quote.text, ev):
+                # Author, "Title"[^s]: the title of the cited work, as its front matter records it.
+                outcome = QuoteOutcome(doc, quote, d, link, ev, Match("verified"))
             else:
                 outcome = QuoteOutcome(doc, quote, d, link, ev, locate(quote.text, ev, [a.ranges for a in link.anchors]))
             if best is None or outcome.rank < best.rank:
