@@ -186,6 +186,10 @@ CASES: dict[str, tuple[Mutation, Mutation]] = {
         lambda p: p.replace("SKILL.md", "> Assume you have a bug.[^src]\n", "> Assume you have a bug.[^src]\n>\n> <p>Nothing else can go wrong.</p>\n"),
         lambda p: p.replace("SKILL.md", "> Assume you have a bug.[^src]\n", "> Assume you have a bug.[^src]\n>\n> <!-- a reviewer's note, never shown -->\n"),
     ),
+    "SC308": (
+        lambda p: p.replace("SKILL.md", "# Pkg\n", "# Pkg\n\nAs they wrote:\r> Assume you never have a bug.\n"),
+        lambda p: p.replace("SKILL.md", "# Pkg\n", "# Pkg\r\n\r\nAs they wrote, you should check.\r\n"),
+    ),
     "SC310": (
         lambda p: p.replace("SKILL.md", "> Assume you have a bug.", "> Assume you [surely] have a bug."),
         lambda p: _reviewed(p, "> Assume you have a bug.", "> Assume [one has] a bug."),

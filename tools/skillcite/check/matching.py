@@ -179,7 +179,9 @@ def compile_quote(quote: str) -> QuotePattern | None:
     elision there (in the evidence it is a gap): it is dropped, and the
     words on both sides must be adjacent in the source.
     """
-    text = normalize(drop_html_comments(quote, " ")).text.strip(_EDGE)
+    # The parser decoded the quote's entities already: "&amp;lt;" shows as
+    # "&lt;", and a second decoding must not turn it into "<".
+    text = normalize(drop_html_comments(quote, " ").replace("&", "&amp;")).text.strip(_EDGE)
     if len(text) > 2 and text[0] in "'\"" and text[-1] == text[0] and text[0] not in text[1:-1]:
         # A blockquote wrapped in quotation marks ("> "If one part ..."[^g]"):
         # the marks say it is a quote, they are not the author's.

@@ -60,6 +60,7 @@ _ALL = [
         Code("SC305", _E, "quote cites a footnote that has no cache link"),
         Code("SC306", _E, "quote from an evidence file of kind notes"),
         Code("SC307", _E, "quote holds text that cannot be verified"),
+        Code("SC308", _E, "lone carriage return hides text from the check"),
         # Editorial marks (matching.py, _check_marks)
         Code("SC310", _W, "editorial insertion replaces nothing or sits inside a word"),
         Code("SC311", _W, "editorial mark adds or removes a negation"),

@@ -22,33 +22,49 @@ from .footnotes import first_definitions
 
 
 def verify_quote(ws: Workspace, doc: Document, quote: Quote, definitions: dict[str, FootnoteDef] | None = None) -> QuoteOutcome | None:
-    """The best outcome over every source the quote cites; None when no label is defined."""
+    """The verdict on a quote; None when no label is defined.
+
+    Each footnote it cites with evidence must hold it (``"..."[^s][^t]``
+    claims both say it): the worst of their outcomes is the verdict, each
+    footnote's the best over its cache links. A footnote without a cache
+    link (a book) is reported (SC305) only when no cited footnote has one.
+    """
     if definitions is None:
         definitions = first_definitions(doc)
-    best: QuoteOutcome | None = None
-    for label in quote.labels:
+    plain: QuoteOutcome | None = None
+    worst: QuoteOutcome | None = None
+    for label in dict.fromkeys(quote.labels):
         d = definitions.get(label)
         if d is None:
             continue
         if not d.cache_links:
-            best = best or QuoteOutcome(doc, quote, d, None, None, None)
+            plain = plain or QuoteOutcome(doc, quote, d, None, None, None)
             continue
-        for link in d.cache_links:
-            path, problem = ws.resolve_cache(doc, link)
-            if problem or path is None:
-                continue
-            ev = ws.load_evidence(path)
-            if ev.file is None:
-                continue
-            if ev.kind == "notes":
-                outcome = QuoteOutcome(doc, quote, d, link, ev, Match("notes"))
-            elif not quote.block and is_title(quote.text, ev):
-                # Author, "Title"[^s]: the title of the cited work, as its front matter records it.
-                outcome = QuoteOutcome(doc, quote, d, link, ev, Match("verified"))
-            else:
-                outcome = QuoteOutcome(doc, quote, d, link, ev, locate(quote.text, ev, [a.ranges for a in link.anchors]))
-            if best is None or outcome.rank < best.rank:
-                best = outcome
+        found = _best_for(ws, doc, quote, d)
+        if found is not None and (worst is None or found.rank > worst.rank):
+            worst = found
+    return worst or plain
+
+
+def _best_for(ws: Workspace, doc: Document, quote: Quote, d: FootnoteDef) -> QuoteOutcome | None:
+    """The best outcome over the cache links of one footnote."""
+    best: QuoteOutcome | None = None
+    for link in d.cache_links:
+        path, problem = ws.resolve_cache(doc, link)
+        if problem or path is None:
+            continue
+        ev = ws.load_evidence(path)
+        if ev.file is None:
+            continue
+        if ev.kind == "notes":
+            outcome = QuoteOutcome(doc, quote, d, link, ev, Match("notes"))
+        elif not quote.block and is_title(quote.text, ev):
+            # Author, "Title"[^s]: the title of the cited work, as its front matter records it.
+            outcome = QuoteOutcome(doc, quote, d, link, ev, Match("verified"))
+        else:
+            outcome = QuoteOutcome(doc, quote, d, link, ev, locate(quote.text, ev, [a.ranges for a in link.anchors]))
+        if best is None or outcome.rank < best.rank:
+            best = outcome
     return best
 
 
@@ -87,6 +103,15 @@ def review_file(ws: Workspace) -> Reviews:
 def quotes(ws: Workspace) -> Iterator[Diagnostic]:
     """Unverifiable parts of sourced blockquotes (SC307), unsourced blockquotes in content files (SC304), every quote's verdict (SC301-SC303, SC305, SC306, SC310-SC312)."""
     for doc in ws.checked_documents():
+        for cr in doc.lone_cr:
+            yield Diagnostic.make(
+                "SC308",
+                doc.rel,
+                cr.line,
+                cr.column,
+                "lone carriage return: GitHub starts a new line here, so what follows may show as a quotation the check cannot see; end lines with \\n",
+                subject=subject_text(f"{cr.value}: {doc.file.line(cr.line) if cr.line <= doc.file.line_count else ''}"),
+            )
         for hidden in doc.unverifiable:
             yield Diagnostic.make(
                 "SC307",
@@ -188,4 +213,4 @@ def excerpt(text: str, width: int = 60) -> str:
     return repr(text if len(text) <= width else text[: width - 3] + "...")
 
 
-RULE = Rule("quotes", ("SC301", "SC302", "SC303", "SC304", "SC305", "SC306", "SC307", "SC310", "SC311", "SC312", "SC313"), quotes)
+RULE = Rule("quotes", ("SC301", "SC302", "SC303", "SC304", "SC305", "SC306", "SC307", "SC308", "SC310", "SC311", "SC312", "SC313"), quotes)
