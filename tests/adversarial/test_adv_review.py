@@ -85,6 +85,17 @@ CASES = [
     ("force words", "Dropout helps and the data is small.", "Dropout helps", VERBATIM),
     ("force words", "Neural nets fail silently and you will not notice.", "Neural nets fail silently", VERBATIM),
     ("force words", "Dropout helps only if the batch is large.", "Dropout always helps", NOTFOUND),
+    ("force words", "It is false that dropout helps.", "dropout helps", REVIEW),
+    ("force words", "Critics claim dropout always helps.", "dropout always helps", REVIEW),
+    ("force words", "Adam is better than nothing.", "Adam is better", REVIEW),
+    ("force words", "Dropout helps, but hurts RNNs.", "Dropout helps", REVIEW),
+    ("force words", "However, dropout helps.", "dropout helps", VERBATIM),
+    # A question quoted as a statement; text the source strikes through.
+    ("questions and strikes", "Does dropout help? Rarely.", "Does dropout help", REVIEW),
+    ("questions and strikes", "Does dropout help? Rarely.", "Does dropout help?", VERBATIM),
+    ("questions and strikes", "~~Dropout helps.~~ It does not.", "Dropout helps.", REVIEW),
+    ("questions and strikes", "Dropout helps. It does not hurt.", "Dropout helps.", VERBATIM),
+    ("questions and strikes", "Does dropout help? Rarely.", "Dropout helps", ALTERED),
     # A lead-in before a colon frames what follows; a changed first letter is a departure.
     ("lead-in and case", "Myth: you never have a bug.", "you never have a bug", REVIEW),
     ("lead-in and case", "In short, you never have a bug.", "you never have a bug", VERBATIM),

@@ -625,17 +625,29 @@ def _truncations(text: str, start: int, end: int, lo: int, hi: int) -> list[str]
     """Departures of a quote that cuts its sentence where the part left out holds a word that changes its force."""
     before, after = cut_context(text, start, end, lo, hi)
     out = []
+    a, b = sentence_span(text, start, end, lo, hi)
+    sentence = text[a:b].rstrip("\"')]\u201d\u2019 ")
+    if sentence.endswith("?") and "?" not in text[start:end]:
+        out.append(f"leaves out the question mark of {_clip(text[a:b])}: the source asks, the quote states")
+    head, tail = text[max(a - 2, 0) : start], text[end : b + 2]
+    if "~~" in head and "~~" in tail:
+        out.append("quotes text the source strikes through (~~)")
     if before.rstrip().endswith(":") and len(before.split()) <= 4:
         # A short label before a colon frames what follows ("Myth: you never
         # have a bug."): without it the words may say the opposite.
         out.append(f"leaves out the lead-in {_clip(before.strip())} before it")
-    words = force_words(before)
+    # A contrast that opens the sentence ("However, ...") qualifies what came
+    # before it; one after the quote ("..., but hurts RNNs") qualifies the quote.
+    words = [w for w in force_words(before) if w not in _CONTRASTS]
     if words:
         out.append(f"leaves out {_clip(before.strip())} before it, which holds {', '.join(repr(w) for w in dict.fromkeys(words))}")
     words = force_words(after)
     if words:
         out.append(f"leaves out {_clip(after.strip())} after it, which holds {', '.join(repr(w) for w in dict.fromkeys(words))}")
     return out
+
+
+_CONTRASTS = frozenset({"but", "however", "although", "though"})
 
 
 def _mark_edits(qp: QuotePattern, spans: list[tuple[int, int]], text: str, lo: int, hi: int) -> list[str]:

@@ -29,7 +29,9 @@ _FORCE_TEXT = """
     only unless except excepting barely hardly scarcely seldom rarely few fewer little least
     all every each always most many some sometimes often usually generally mostly any
     must may might can could should would shall will need needs ought
-    if when whenever until provided assuming
+    if when whenever until provided assuming than but however although though
+    false untrue wrong incorrect myth myths misconception unlikely doubt doubtful whether supposedly allegedly
+    claim claims claimed believe believes believed seems seem seemed appears apparently perhaps maybe possibly
     ne pas jamais rien aucun aucune sans sauf seulement si peu
     nicht nie niemals kein keine keinen keiner nur außer ausser wenn falls selten ohne
     nunca nada ninguno ninguna sin solo sólo salvo excepto pocos pocas
