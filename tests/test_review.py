@@ -186,3 +186,11 @@ def test_documented_review_command_runs(pkg: Package, monkeypatch: pytest.Monkey
     assert got == status, out
     if args:  # an acceptance: the quote is now verified
         assert codes(pkg) == []
+
+
+def test_review_file_outside_the_package_is_refused(pkg: Package) -> None:
+    pkg.write("pyproject.toml", '[tool.skillcite]\nevidence = "docs/evidence"\nreviews = "../reviews.json"\n')
+    pkg.replace("SKILL.md", "> Assume you have a bug.", ELIDED)
+    status, out = run("check", str(pkg.root), "--no-cache")
+    assert status == 2 and "reviews '../reviews.json' is outside the package" in out
+    assert not (pkg.root.parent / "reviews.json").exists()

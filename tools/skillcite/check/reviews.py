@@ -40,10 +40,18 @@ FILE_NAME = "reviews.json"
 
 
 def review_path(root: Path, config: Config) -> Path:
-    """Where the review file of the package at ``root`` is."""
-    if config.reviews:
-        return root / config.reviews
-    return root / config.evidence_folders[0] / FILE_NAME
+    """Where the review file of the package at ``root`` is; InputError for one outside the package.
+
+    Inside, the check's result cache sees every change to it (a stored
+    result never outlives an edit of the reviews).
+    """
+    if not config.reviews:
+        return root / config.evidence_folders[0] / FILE_NAME
+    path = root / config.reviews
+    top = os.path.abspath(root)
+    if Path(config.reviews).is_absolute() or not os.path.abspath(path).startswith(top + os.sep):
+        raise InputError(f"[tool.skillcite] reviews {config.reviews!r} is outside the package; name a file inside it")
+    return path
 
 
 def digest(text: str) -> str:
