@@ -90,6 +90,10 @@ CASES = [
     ("force words", "Adam is better than nothing.", "Adam is better", REVIEW),
     ("force words", "Dropout helps, but hurts RNNs.", "Dropout helps", REVIEW),
     ("force words", "However, dropout helps.", "dropout helps", VERBATIM),
+    # An omission of the excerpt itself: what it stands for is not in the cache.
+    ("evidence omissions", "Alpha is good.\n\n[...]\n\nBeta is bad.", "Alpha is good. [...] Beta is bad.", REVIEW),
+    ("evidence omissions", "Alpha is good.\n\n[...]\n\nBeta is bad.", "Alpha is good. Beta is bad.", NOTFOUND),
+    ("evidence omissions", "Alpha is good.\n\n[...]\n\nBeta is bad.", "Alpha is good.", VERBATIM),
     # A question quoted as a statement; text the source strikes through.
     ("questions and strikes", "Does dropout help? Rarely.", "Does dropout help", REVIEW),
     ("questions and strikes", "Does dropout help? Rarely.", "Does dropout help?", VERBATIM),

@@ -604,6 +604,9 @@ def find_exact(qp: QuotePattern, text: str, lo: int = 0, hi: int | None = None) 
         found = text[best : best + length]
         if found != qp.text:
             edits.append(f"first letter {_first_letter(qp.text)!r} for {_first_letter(found)!r}")
+        if _OMISSION in found:
+            # The excerpt itself omits text there: what the [...] stands for is not in the cache.
+            edits.append("crosses an omission [...] of the evidence: the text it stands for is not in the cache")
         edits.extend(_truncations(text, best, best + length, lo, end))
         return Hit(best, best + length, None, tuple(edits), sentence_span(text, best, best + length, lo, end))
     if not qp.segmented:
