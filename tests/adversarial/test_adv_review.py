@@ -90,6 +90,8 @@ CASES = [
     ("force words", "Adam is better than nothing.", "Adam is better", REVIEW),
     ("force words", "Dropout helps, but hurts RNNs.", "Dropout helps", REVIEW),
     ("force words", "However, dropout helps.", "dropout helps", VERBATIM),
+    ("force words", "A common pitfall is to normalize the test set too.", "normalize the test set too", REVIEW),
+    ("force words", "A common step is to normalize the test set too.", "normalize the test set too", VERBATIM),
     # An omission of the excerpt itself: what it stands for is not in the cache.
     ("evidence omissions", "Alpha is good.\n\n[...]\n\nBeta is bad.", "Alpha is good. [...] Beta is bad.", REVIEW),
     ("evidence omissions", "Alpha is good.\n\n[...]\n\nBeta is bad.", "Alpha is good. Beta is bad.", NOTFOUND),

@@ -32,6 +32,7 @@ _FORCE_TEXT = """
     if when whenever until provided assuming than but however although though
     false untrue wrong incorrect myth myths misconception unlikely doubt doubtful whether supposedly allegedly
     claim claims claimed believe believes believed seems seem seemed appears apparently perhaps maybe possibly
+    avoid anti mistake mistakes pitfall pitfalls bad
     ne pas jamais rien aucun aucune sans sauf seulement si peu
     nicht nie niemals kein keine keinen keiner nur außer ausser wenn falls selten ohne
     nunca nada ninguno ninguna sin solo sólo salvo excepto pocos pocas
