@@ -92,6 +92,9 @@ CASES = [
     ("force words", "However, dropout helps.", "dropout helps", VERBATIM),
     ("force words", "A common pitfall is to normalize the test set too.", "normalize the test set too", REVIEW),
     ("force words", "A common step is to normalize the test set too.", "normalize the test set too", VERBATIM),
+    ("force words", "Beginners think bigger batches help.", "bigger batches help", REVIEW),
+    ("force words", "Bigger batches help, in theory.", "Bigger batches help", REVIEW),
+    ("force words", "Bigger batches help, in our runs.", "Bigger batches help", VERBATIM),
     # An omission of the excerpt itself: what it stands for is not in the cache.
     ("evidence omissions", "Alpha is good.\n\n[...]\n\nBeta is bad.", "Alpha is good. [...] Beta is bad.", REVIEW),
     ("evidence omissions", "Alpha is good.\n\n[...]\n\nBeta is bad.", "Alpha is good. Beta is bad.", NOTFOUND),

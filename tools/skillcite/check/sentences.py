@@ -33,6 +33,8 @@ _FORCE_TEXT = """
     false untrue wrong incorrect myth myths misconception unlikely doubt doubtful whether supposedly allegedly
     claim claims claimed believe believes believed seems seem seemed appears apparently perhaps maybe possibly
     avoid anti mistake mistakes pitfall pitfalls bad
+    say says said think thinks thought hypothesized hypothesis expected assumed theory theoretically supposed
+    reportedly rumored ironically sarcastically jokingly instead rather stop quit overrated debunked disproven
     ne pas jamais rien aucun aucune sans sauf seulement si peu
     nicht nie niemals kein keine keinen keiner nur außer ausser wenn falls selten ohne
     nunca nada ninguno ninguna sin solo sólo salvo excepto pocos pocas
