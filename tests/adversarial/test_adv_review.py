@@ -99,6 +99,14 @@ CASES = [
     ("evidence omissions", "Alpha is good.\n\n[...]\n\nBeta is bad.", "Alpha is good. [...] Beta is bad.", REVIEW),
     ("evidence omissions", "Alpha is good.\n\n[...]\n\nBeta is bad.", "Alpha is good. Beta is bad.", NOTFOUND),
     ("evidence omissions", "Alpha is good.\n\n[...]\n\nBeta is bad.", "Alpha is good.", VERBATIM),
+    # A clause or the next sentence that refers back to the quote and takes it back.
+    ("take-backs", "Dropout helps, or so they say.", "Dropout helps", REVIEW),
+    ("take-backs", "Dropout helps and that is a myth.", "Dropout helps", REVIEW),
+    ("take-backs", "Dropout helps. That is a myth.", "Dropout helps.", REVIEW),
+    ("take-backs", "Dropout helps. Not always.", "Dropout helps.", REVIEW),
+    ("take-backs", "Dropout helps. It is cheap.", "Dropout helps.", VERBATIM),
+    ("take-backs", "Neural nets fail silently and you will not notice.", "Neural nets fail silently", VERBATIM),
+    ("take-backs", "Dropout helps. That is a myth.", "Dropout always helps.", NOTFOUND),
     # A question quoted as a statement; text the source strikes through.
     ("questions and strikes", "Does dropout help? Rarely.", "Does dropout help", REVIEW),
     ("questions and strikes", "Does dropout help? Rarely.", "Does dropout help?", VERBATIM),

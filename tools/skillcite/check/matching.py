@@ -37,7 +37,7 @@ from ..core.textio import drop_html_comments
 from .anchors import Range
 from .evidence import Evidence
 from .normalize import LINE_HYPHEN, Normalized, normalize
-from .sentences import cut_context, force_words, sentence_ends, sentence_span
+from .sentences import cut_context, force_words, next_sentence, qualifies_previous, sentence_ends, sentence_span
 
 ALTERED_THRESHOLD = 80.0
 NEAR_LINES = 40  # how far around the cited lines the first fuzzy pass looks
@@ -632,6 +632,10 @@ def _truncations(text: str, start: int, end: int, lo: int, hi: int) -> list[str]
     sentence = text[a:b].rstrip("\"')]\u201d\u2019 ")
     if sentence.endswith("?") and "?" not in text[start:end]:
         out.append(f"leaves out the question mark of {_clip(text[a:b])}: the source asks, the quote states")
+    if end >= b - 1:  # the quote ends its sentence: the next one may take it back
+        nxt = next_sentence(text, b, hi)
+        if qualifies_previous(nxt):
+            out.append(f"the next sentence qualifies it: {_clip(nxt)}")
     head, tail = text[max(a - 2, 0) : start], text[end : b + 2]
     if "~~" in head and "~~" in tail:
         out.append("quotes text the source strikes through (~~)")
@@ -641,7 +645,7 @@ def _truncations(text: str, start: int, end: int, lo: int, hi: int) -> list[str]
         out.append(f"leaves out the lead-in {_clip(before.strip())} before it")
     # A contrast that opens the sentence ("However, ...") qualifies what came
     # before it; one after the quote ("..., but hurts RNNs") qualifies the quote.
-    words = [w for w in force_words(before) if w not in _CONTRASTS]
+    words = [w for w in force_words(before) if w not in _AFTER_ONLY]
     if words:
         out.append(f"leaves out {_clip(before.strip())} before it, which holds {', '.join(repr(w) for w in dict.fromkeys(words))}")
     words = force_words(after)
@@ -650,7 +654,11 @@ def _truncations(text: str, start: int, end: int, lo: int, hi: int) -> list[str]
     return out
 
 
-_CONTRASTS = frozenset({"but", "however", "although", "though"})
+# Words that change a quote's force after it only: a contrast ("..., but
+# hurts RNNs") or a report ("..., or so they say"); before it they qualify
+# what came earlier ("However, ...") or introduce the author's own words
+# ("The paper says that ...").
+_AFTER_ONLY = frozenset({"but", "however", "although", "though", "say", "says", "said"})
 
 
 def _mark_edits(qp: QuotePattern, spans: list[tuple[int, int]], text: str, lo: int, hi: int) -> list[str]:

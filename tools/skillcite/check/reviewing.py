@@ -40,7 +40,7 @@ def departures(root: Path, config: Config | None = None) -> tuple[Workspace, lis
     ws = Workspace(root, config)
     found = []
     for o in quote_outcomes(ws):
-        if o.keys is not None:
+        if o.review and o.keys is not None:
             found.append(Departure(review_id(*o.keys), o))
     return ws, found
 
@@ -74,7 +74,8 @@ def accept(ws: Workspace, chosen: list[Departure], by: str, bulk: bool, now: dt.
 
     Records that match no quote of the package any more (the quote or its
     source changed, or the quote is gone) are dropped in the same write:
-    they no longer apply, and git keeps them.
+    they no longer apply, and git keeps them. A quote still found as it was
+    keeps its record, departure or not.
     """
     reviews = review_file(ws)
     when = (now or dt.datetime.now(dt.UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -143,7 +143,42 @@ def cut_context(text: str, start: int, end: int, lo: int = 0, hi: int | None = N
     stops = list(_CLAUSE_STOP.finditer(before))
     if stops:
         before = before[stops[-1].end() :]
-    stop = _CLAUSE_STOP.search(after)
-    if stop:
-        after = after[: stop.start()]
+    for stop in _CLAUSE_STOP.finditer(after):
+        # "..., or so they say", "... and that is wrong": a clause that
+        # refers back to the quote's words is about them, not a new one.
+        nxt = _WORD.match(after, len(after) - len(after[stop.end() :].lstrip()))
+        if nxt is None or nxt.group().lower() not in _BACK_REFERENCES:
+            after = after[: stop.start()]
+            break
     return before, after.rstrip(".!?\"'\u201d\u2019) ")
+
+
+# Words that open a clause or a sentence about what was just said.
+_BACK_REFERENCES = frozenset({"that", "this", "which", "so", "these", "those", "such", "not", "no", "nor", "never"})
+
+
+def next_sentence(text: str, end: int, hi: int | None = None) -> str:
+    """The sentence after offset ``end`` when ``end`` closes one (else ""), at most 300 characters."""
+    hi = len(text) if hi is None else hi
+    rest = text[end : min(hi, end + 300)]
+    if rest[:1] not in ("", " ") and not rest[:1].isspace():
+        return ""
+    body = rest.lstrip()
+    stop = next(sentence_ends(body), None)
+    return body[: stop[1]] if stop else body
+
+
+# Words that deny what a back reference points at ("That is a myth.", "Not always.").
+_DENIAL_TEXT = (
+    "not no never none nor neither nothing nobody cannot false wrong untrue incorrect myth myths misconception "
+    "debunked disproven overrated mistake unlikely doubtful rarely seldom hardly"
+)
+_DENIALS = frozenset(_DENIAL_TEXT.split())
+
+
+def qualifies_previous(sentence: str) -> bool:
+    """True when ``sentence`` opens with a back reference and denies it ("That is a myth.", "Not always.")."""
+    first = _WORD.match(sentence.lstrip())
+    if first is None or first.group().lower() not in _BACK_REFERENCES:
+        return False
+    return any(w in _DENIALS or w.endswith(("n't", "n\u2019t")) for w in force_words(sentence) + _WORD.findall(sentence.lower()))

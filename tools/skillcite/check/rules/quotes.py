@@ -81,11 +81,14 @@ def quote_outcomes(ws: Workspace) -> list[QuoteOutcome]:
                 if outcome is None:  # every label undefined: SC101 says so
                     continue
                 m = outcome.match
+                if m is not None and m.status in ("verified", "marks") and m.source:
+                    # Every found quote has its keys (accept keeps the reviews of those
+                    # the rules no longer flag); only departures need a review.
+                    outcome.keys = (digest(quote.text), digest(m.source))
                 if m is not None and m.status in ("verified", "marks") and m.edits:
                     if reviews is None:
                         reviews = review_file(ws)
                     keys = (digest(quote.text), digest(m.source))
-                    outcome.keys = keys
                     outcome.review = "reviewed" if reviews.has(*keys) else "unreviewed"
                     if outcome.review == "unreviewed":
                         outcome.stale = reviews.stale_reason(*keys, doc.rel) or ""
