@@ -38,7 +38,7 @@ See [the reference](references/more.md).
 
 MORE = """# More
 
-As the post says, "neural nets fail silently"[^p].
+As the post says, "Neural nets fail silently"[^p].
 
 [^p]: A. Author ([cache](../../../evidence/post.md#L7))
 """

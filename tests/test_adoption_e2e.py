@@ -159,7 +159,7 @@ def test_documented_adoption_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert codes(root) == [("SC202", "skills/demo/SKILL.md")] * 4 + [("SC202", "skills/demo/rl/SKILL.md")]
 
     commands = walkthrough_commands()
-    assert [c[0][0] for c in commands] == ["init", "init", "evidence", "fix", "check"]
+    assert [c[0][0] for c in commands] == ["init", "init", "evidence", "fix", "review", "check"]
     outputs = []
     for args, documented in commands:
         status, out = run(*args)

@@ -17,7 +17,7 @@ from conftest import Package
 
 from skillcite.cli.app import main
 
-SUMMARY = "checked {files} files: 2 quotes verified against 1 sources, {errors} error{s}, 0 warnings"
+SUMMARY = "checked {files} files: 2 quotes verified (2 verbatim, 0 with reviewed edits) against 1 sources, {errors} error{s}, 0 warnings"
 fifo_only = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 
 

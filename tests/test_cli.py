@@ -22,7 +22,7 @@ def run(*args: str):
 def test_clean_check_prints_summary_and_exits_0(pkg: Package) -> None:
     r = run("check", str(pkg.root))
     assert r.exit_code == 0
-    assert r.output == "checked 3 files: 2 quotes verified against 1 sources, 0 errors, 0 warnings\n"
+    assert r.output == "checked 3 files: 2 quotes verified (2 verbatim, 0 with reviewed edits) against 1 sources, 0 errors, 0 warnings\n"
 
 
 def test_findings_are_sorted_lines_and_exit_1(pkg: Package) -> None:
@@ -33,7 +33,7 @@ def test_findings_are_sorted_lines_and_exit_1(pkg: Package) -> None:
     assert r.output.splitlines() == [
         "SKILL.md:7:9: SC101 footnote [^nope] is not defined",
         "SKILL.md:13:41: SC601 link target 'gone.md' does not exist",
-        "checked 3 files: 2 quotes verified against 1 sources, 2 errors, 0 warnings",
+        "checked 3 files: 2 quotes verified (2 verbatim, 0 with reviewed edits) against 1 sources, 2 errors, 0 warnings",
     ]
 
 
@@ -64,7 +64,9 @@ def test_json_format_follows_schema(pkg: Package) -> None:
     assert r.exit_code == 1
     doc = json.loads(r.output)
     assert doc["version"] == 1
-    assert doc["summary"] == {"files": 3, "quotes": 2, "quotes_verified": 1, "sources": 1, "errors": 1, "warnings": 0}
+    assert doc["summary"] == {
+        "files": 3, "quotes": 2, "quotes_verified": 1, "quotes_verbatim": 1, "quotes_reviewed": 0, "sources": 1, "errors": 1, "warnings": 0
+    }
     [d] = doc["diagnostics"]
     assert d["code"] == "SC301" and d["severity"] == "error" and d["path"] == "SKILL.md"
     assert d["fix"]["replacement"] == f"L{bug}"
@@ -75,7 +77,7 @@ def test_github_format_has_annotations_and_full_summary(pkg: Package) -> None:
     lines = run("check", str(pkg.root), "--format", "github").output.splitlines()
     assert lines == [  # each finding once, as an annotation (issue 13), then the summary
         "::error file=SKILL.md,line=11,col=41,title=SC601::SC601 link target 'gone.md' does not exist",
-        "checked 3 files: 2 quotes verified against 1 sources, 1 error, 0 warnings",
+        "checked 3 files: 2 quotes verified (2 verbatim, 0 with reviewed edits) against 1 sources, 1 error, 0 warnings",
     ]
 
 

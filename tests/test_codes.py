@@ -52,6 +52,16 @@ def _append(pkg: Package, text: str) -> None:
     pkg.write("SKILL.md", pkg.read("SKILL.md") + text)
 
 
+def _reviewed(pkg: Package, old: str, new: str) -> None:
+    """Replace ``old`` with ``new`` in SKILL.md, then record a review of every departure from verbatim."""
+    from skillcite.check.reviewing import accept, departures
+
+    pkg.replace("SKILL.md", old, new)
+    ws, found = departures(pkg.root)
+    assert found, "the twin must depart from verbatim"
+    accept(ws, found, "A Reviewer <r@example.org>", bulk=False)
+
+
 Mutation = Callable[[Package], None]
 
 
@@ -154,7 +164,7 @@ CASES: dict[str, tuple[Mutation, Mutation]] = {
     ),
     "SC302": (
         lambda p: p.replace("SKILL.md", "> Assume you have a bug.", "> Assume that you have a bug."),
-        lambda p: p.replace("SKILL.md", "> Assume you have a bug.", "> Assume you have [...] bug."),
+        lambda p: _reviewed(p, "> Assume you have a bug.", "> Assume you have [...] bug."),
     ),
     "SC303": (
         lambda p: p.replace("SKILL.md", "> Assume you have a bug.", "> Gradient descent is a harsh mistress."),
@@ -176,17 +186,25 @@ CASES: dict[str, tuple[Mutation, Mutation]] = {
         lambda p: p.replace("SKILL.md", "> Assume you have a bug.[^src]\n", "> Assume you have a bug.[^src]\n>\n> <p>Nothing else can go wrong.</p>\n"),
         lambda p: p.replace("SKILL.md", "> Assume you have a bug.[^src]\n", "> Assume you have a bug.[^src]\n>\n> <!-- a reviewer's note, never shown -->\n"),
     ),
+    "SC308": (
+        lambda p: p.replace("SKILL.md", "# Pkg\n", "# Pkg\n\nAs they wrote:\r> Assume you never have a bug.\n"),
+        lambda p: p.replace("SKILL.md", "# Pkg\n", "# Pkg\r\n\r\nAs they wrote, you should check.\r\n"),
+    ),
     "SC310": (
         lambda p: p.replace("SKILL.md", "> Assume you have a bug.", "> Assume you [surely] have a bug."),
-        lambda p: p.replace("SKILL.md", "> Assume you have a bug.", "> Assume [one has] a bug."),
+        lambda p: _reviewed(p, "> Assume you have a bug.", "> Assume [one has] a bug."),
     ),
     "SC311": (
         lambda p: p.replace("SKILL.md", "> Assume you have a bug.", "> Assume you [do not] have a bug."),
-        lambda p: p.replace("SKILL.md", "> Assume you have a bug.", "> Assume [we] have a bug."),
+        lambda p: _reviewed(p, "> Assume you have a bug.", "> Assume [we] have a bug."),
     ),
     "SC312": (
         lambda p: p.replace("SKILL.md", "> Assume you have a bug.", "> Assume you have [2] bug."),
-        lambda p: p.replace("SKILL.md", "> Assume you have a bug.", "> Assume you have [one] bug."),
+        lambda p: _reviewed(p, "> Assume you have a bug.", "> Assume you have [one] bug."),
+    ),
+    "SC313": (
+        lambda p: p.replace("SKILL.md", "> Assume you have a bug.", "> Assume [...] a bug."),
+        lambda p: _reviewed(p, "> Assume you have a bug.", "> Assume [...] a bug."),
     ),
     "SC401": (
         lambda p: p.write(SRC, p.read(SRC).split("---\n", 2)[2]),

@@ -535,14 +535,14 @@ def test_compiled_segments_exactly() -> None:
     qp = compile_quote("alpha [...] model[s] now")
     assert qp is not None
     assert qp.segmented == (
-        matching.Segment(("Alpha", "alpha"), 0, True, False, False, None),
-        matching.Segment(("Model", "model"), ELISION_SPAN, True, False, True, matching.Mark(True, "")),
-        matching.Segment(("Now", "now"), INSERTION_SPAN, False, False, False, matching.Mark(False, "s")),
+        matching.Segment(("Alpha", "alpha"), 0, True, False, False, None, "alpha"),
+        matching.Segment(("Model", "model"), ELISION_SPAN, True, False, True, matching.Mark(True, ""), "model"),
+        matching.Segment(("Now", "now"), INSERTION_SPAN, False, False, False, matching.Mark(False, "s"), "now"),
     )
     assert (qp.lead, qp.tail, qp.fuzzy_text) == (None, None, "alpha model now")
     qp = compile_quote("[T]he cat [sat]")
     assert qp is not None
-    assert qp.segmented == (matching.Segment(("He cat", "he cat"), 0, True, True, False, None),)
+    assert qp.segmented == (matching.Segment(("He cat", "he cat"), 0, True, True, False, None, "he cat"),)
     assert (qp.lead, qp.tail) == (matching.Mark(False, "T"), matching.Mark(False, "sat"))
 
 

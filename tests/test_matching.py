@@ -123,7 +123,8 @@ def test_word_diff_reports_only_real_differences() -> None:
 
 def test_line_one_is_a_valid_anchor(tmp_path: Path) -> None:
     e = ev(tmp_path, "First line holds a fact.\nSecond line.\n")
-    assert locate("First line holds a fact", e, at((1, 1))) == locate("Second line", e, at((2, 2)))
+    first, second = locate("First line holds a fact", e, at((1, 1))), locate("Second line", e, at((2, 2)))
+    assert (first.status, first.lines, first.edits) == (second.status, second.lines, second.edits)
     assert locate("First line holds a fact", e, at((1, 1))).status == "verified"
     m = locate("First line holds a fact", e, at((2, 2)))
     assert (m.status, m.lines) == ("moved", (1, 1))

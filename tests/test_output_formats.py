@@ -38,7 +38,7 @@ def test_newline_in_a_file_name_cannot_start_a_command(pkg: Package) -> None:
     assert r.output.splitlines() == [
         "::error file=x%0A%3A%3Astop-commands%3A%3Apwned%0A%3A%3Aerror%3A%3Ainjected.md,line=3,col=12,title=SC601"
         "::SC601 link target 'gone.md' does not exist",
-        "checked 4 files: 2 quotes verified against 1 sources, 1 error, 0 warnings",
+        "checked 4 files: 2 quotes verified (2 verbatim, 0 with reviewed edits) against 1 sources, 1 error, 0 warnings",
     ]
 
 
@@ -50,7 +50,7 @@ def test_escaped_newline_in_a_fragment_stays_text(pkg: Package) -> None:
         # The fragment is percent-decoded into real line breaks, and escaped back.
         "::error file=notes.md,line=3,col=9,title=SC602::SC602 no heading #a%0A::stop-commands::tok%0D%0A::error::y in this file",
         "::error file=notes.md,line=4,col=5,title=SC602::SC602 no heading #b%25 in this file",
-        "checked 3 files: 2 quotes verified against 1 sources, 2 errors, 0 warnings",
+        "checked 3 files: 2 quotes verified (2 verbatim, 0 with reviewed edits) against 1 sources, 2 errors, 0 warnings",
     ]
 
 
@@ -60,7 +60,7 @@ def test_every_line_is_a_command_or_the_summary(pkg: Package) -> None:
     r = run("check", str(pkg.root), "--format", "github")
     lines = r.output.splitlines()
     assert [line.split(" ", 1)[0] for line in lines[:-1]] == ["::error", "::warning"]
-    assert lines[-1] == "checked 4 files: 2 quotes verified against 2 sources, 1 error, 1 warning"
+    assert lines[-1] == "checked 4 files: 2 quotes verified (2 verbatim, 0 with reviewed edits) against 2 sources, 1 error, 1 warning"
 
 
 # --- SARIF ------------------------------------------------------------------------

@@ -121,9 +121,9 @@ def test_escaped_markup_normalizes_like_the_rendered_quote(pkg: Package) -> None
 
 
 def test_escaped_footnote_reference_is_not_an_undefined_one(pkg: Package) -> None:
-    package(pkg, "Assume you have a bug.\n", 'Write `[^id]` or [\\^id] for a reference; "assume you have a bug"[^s].', "L11")
+    package(pkg, "Assume you have a bug.\n", 'Write `[^id]` or [\\^id] for a reference; "Assume you have a bug"[^s].', "L11")
     assert codes(pkg.root) == []
-    package(pkg, "Assume you have a bug.\n", 'A typo [^sx]; "assume you have a bug"[^s].', "L11")
+    package(pkg, "Assume you have a bug.\n", 'A typo [^sx]; "Assume you have a bug"[^s].', "L11")
     assert codes(pkg.root) == ["SC101"]
 
 
@@ -286,7 +286,7 @@ def test_fix_keeps_an_anchor_a_quote_needs_together_with_another(pkg: Package) -
     # "Gamma delta. Epsilon zeta" is verified only by a L11 and b L12 together;
     # replacing b (the anchor nearest the moved quote) made fix refuse everything.
     body = "Alpha beta gamma delta.\nEpsilon zeta eta theta.\n\nIota kappa lambda mu.\n" + "\nfill\n" * 10
-    package(pkg, body, '"Gamma delta. Epsilon zeta"[^s] and "iota kappa lambda"[^s].', "a L11, b L12, c L30")
+    package(pkg, body, '"Gamma delta. Epsilon zeta"[^s] and "Iota kappa lambda"[^s].', "a L11, b L12, c L30")
     plan = plan_fixes(pkg.root)
     assert plan.refused == []
     assert "a L11, b L12, c L14)" in plan.fixed[(pkg.root / "SKILL.md").resolve()]

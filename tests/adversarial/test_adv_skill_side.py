@@ -44,8 +44,9 @@ SKILL_SIDE = [
     ("Set x1 to zero.\n", "> Set x<sub>1</sub> to zero.[^s]", ["SC302"]),
     ("Set x₁ to zero.\n", "> Set x<sub>1</sub> to zero.[^s]", []),
     ("It took 106 steps.\n", "> It took 10<sup>6</sup> steps.[^s]", ["SC302"]),
-    ("Adam is not a good default.\n", "> Adam is [...] a good default.[^s]", ["SC311"]),
-    ("Always normalize your inputs.\n", 'They wrote "[Never] normalize your inputs"[^s].', ["SC311"]),
+    # Departures from verbatim: unreviewed (SC313), with the reviewer's warning.
+    ("Adam is not a good default.\n", "> Adam is [...] a good default.[^s]", ["SC311", "SC313"]),
+    ("Always normalize your inputs.\n", 'They wrote "[Never] normalize your inputs"[^s].', ["SC311", "SC313"]),
     ("You can't go wrong with it.\n", 'They wrote "you can"[^s] here.', ["SC302"]),
 ]
 
@@ -58,7 +59,13 @@ def test_skill_side_cases(tmp_path: Path, body: str, block: str, codes: list[str
 def test_marks_finding_message(tmp_path: Path) -> None:
     p = package(tmp_path, "Adam is not a good default.\n", "> Adam is [...] a good default.[^s]")
     assert findings(p) == [
-        ("SC311", 7, "blockquote at docs/evidence/src.md L11-11: [...] drops 'not' from 'Adam is not a good default': it removes a negation")
+        ("SC311", 7, "blockquote at docs/evidence/src.md L11-11: [...] drops 'not' from 'Adam is not a good default': it removes a negation"),
+        (
+            "SC313",
+            7,
+            "blockquote departs from verbatim at docs/evidence/src.md L11-11 and it is not reviewed: "
+            "elision [...] between 'Adam is' and 'a good default', for 'not' (run: skillcite review)",
+        ),
     ]
 
 

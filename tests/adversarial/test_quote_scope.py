@@ -30,9 +30,8 @@ def inline(new: str) -> Callable[[Package], None]:
     return lambda p: p.replace("SKILL.md", INLINE, new)
 
 
-def second_source(p: Package) -> None:
+def second_source(p: Package, body: str = "Gradient descent is a harsh mistress, and it keeps no secrets.\n") -> None:
     """A second evidence file ``two.md`` cited as [^two] (its passage on line 11)."""
-    body = "Gradient descent is a harsh mistress, and it keeps no secrets.\n"
     p.write("docs/evidence/two.md", evidence_text(body))
     p.write("SKILL.md", p.read("SKILL.md") + "[^two]: B. Author ([cache](docs/evidence/two.md): L11)\n")
 
@@ -42,6 +41,11 @@ def with_second(edit: Callable[[Package], None]) -> Callable[[Package], None]:
 
 
 MUST_FAIL: dict[str, tuple[Callable[[Package], None], list[tuple[str, str, int, int]]]] = {
+    # Adjacent references: each source must hold the piece; two.md does not (issue 19 §3).
+    "adjacent references, one source lacks the piece": (
+        with_second(block("> Assume you have a bug.[^src][^two] Gradient descent is a harsh mistress.[^two]\n")),
+        [("SC303", "SKILL.md", 7, 1)],
+    ),
     # Blocks a reader sees inside a sourced blockquote, never compared before.
     "html paragraph": (block(BLOCK + ">\n> <p>Nothing else can go wrong.</p>\n"), [("SC307", "SKILL.md", 9, 3)]),
     "html paragraph, no space after >": (block(BLOCK + ">\n><p>Nothing else can go wrong.</p>\n"), [("SC307", "SKILL.md", 9, 2)]),
@@ -134,7 +138,11 @@ MUST_PASS: dict[str, Callable[[Package], None]] = {
     "two sources, one blockquote": with_second(block("> Assume you have a bug.[^src] Gradient descent is a harsh mistress.[^two]\n")),
     "two sources, two paragraphs": with_second(block("> Assume you have a bug.[^src]\n>\n> Gradient descent is a harsh mistress.[^two]\n")),
     "one source cited twice stays one quote": block("> Assume you have a bug.[^src]\n> Everything else follows from this.[^src]\n"),
-    "adjacent references cite one piece": with_second(block("> Assume you have a bug.[^src][^two] Gradient descent is a harsh mistress.[^two]\n")),
+    # Adjacent references cite one piece, and each of their sources must hold it (issue 19 §3).
+    "adjacent references cite one piece": lambda p: (
+        second_source(p, "Assume you have a bug. Gradient descent is a harsh mistress.\n"),
+        block("> Assume you have a bug.[^src][^two] Gradient descent is a harsh mistress.[^two]\n")(p),
+    ),
 }
 
 

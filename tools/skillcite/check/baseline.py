@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.diagnostics import Diagnostic
+from ..core.shown import shown
 from ..core.textio import InputError, atomic_write
 
 FORMAT = 1
@@ -54,17 +55,17 @@ def load_baseline(path: Path) -> Baseline:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise InputError(f"{path}: no such baseline file (write one with --write-baseline)") from None
+        raise InputError(f"{shown(str(path))}: no such baseline file (write one with --write-baseline)") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read baseline ({exc})") from None
+        raise InputError(f"{shown(str(path))}: cannot read baseline ({exc})") from None
     except (json.JSONDecodeError, RecursionError) as exc:
-        raise InputError(f"{path}: baseline is not valid JSON ({exc})") from None
+        raise InputError(f"{shown(str(path))}: baseline is not valid JSON ({exc})") from None
     if not isinstance(data, dict) or data.get("skillcite_baseline") != FORMAT or not isinstance(data.get("findings"), list):
-        raise InputError(f"{path}: not a skillcite baseline (expected skillcite_baseline: {FORMAT} and a findings list)")
+        raise InputError(f"{shown(str(path))}: not a skillcite baseline (expected skillcite_baseline: {FORMAT} and a findings list)")
     accepted: Counter[tuple[str, str, str]] = Counter()
     for n, item in enumerate(data["findings"]):
         if not isinstance(item, dict) or not all(isinstance(item.get(k), str) for k in ("code", "path", "subject")):
-            raise InputError(f"{path}: findings[{n}] needs string code, path and subject")
+            raise InputError(f"{shown(str(path))}: findings[{n}] needs string code, path and subject")
         accepted[(item["code"], item["path"], item["subject"])] += 1
     return Baseline(accepted)
 

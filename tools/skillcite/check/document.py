@@ -23,8 +23,9 @@ from markdown_it.token import Token
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-from ..core.textio import TextFile
+from ..core.textio import TextFile, drop_html_comments
 from .anchors import CacheLink, find_links
+from .sentences import sentence_ends
 from .yamltext import parse_yaml
 
 CODE = "\ue001"  # masks code characters in the scan text so they never delimit a quote
@@ -34,11 +35,23 @@ _CODE_SPAN = re.compile(r"(`+)[\s\S]*?(?<!`)\1(?!`)")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:|//")
 _HTML_ID = re.compile(r"""\b(?:id|name)\s*=\s*["']([^"']+)["']""")
 _ALERT = re.compile(r"\s*\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]", re.IGNORECASE)
-_QUOTE = re.compile(r'"([^"\n]+?)"|\u201c([^\u201d\n]+?)\u201d')
-_CLOSING = re.compile(r"[.,;:!?)\]'\u2019]*")  # may stand between a quote and its reference
+# Quotation marks of every kind a reader takes for one (issue 19 §3): double
+# marks in any pairing ("...", “...”, „...“, "...”), guillemets, corner
+# brackets, and single marks, curly or straight, that open at a word start
+# and close at a word end (an apostrophe inside a word does not close them).
+_QUOTE = re.compile(
+    "[\"\u201c\u201d\u201e]([^\"\u201c\u201d\u201e\n]+?)[\"\u201c\u201d]"
+    "|\u00ab([^\u00bb\n]+?)\u00bb|\u300c([^\u300d\n]+?)\u300d|\u300e([^\u300f\n]+?)\u300f"
+    "|(?<!\\w)\u2018((?:[^\u2018\u2019\n]|(?<=\\w)\u2019(?=\\w))+?)\u2019(?!\\w)"
+    "|(?<![\\w'])'((?:[^'\n]|(?<=\\w)'(?=\\w))+?)'(?![\\w'])"
+)
+_OPENING = "[\"\u201c\u201d\u201e\u00ab\u300c\u300e\u2018']"
+# May stand between a quote and its reference: closing punctuation, and one
+# short parenthetical (``"..." (p. 3).[^s]``).
+_CLOSING = re.compile(r"[.,;:!?)\]'\u2019]*(?:\s*\([^()\n]{0,60}\)[.,;:!?]*)?")
+_CLOSERS = re.compile("[\"')\\]\u201d\u2019\u00bb\u300d\u300f]*")
 _SENTENCE_END = re.compile(r"[.!?][\"')\]\u201d\u2019]*")
 _BETWEEN_REFS = re.compile(r"[\s.,;:!?)\]\"'\u201d\u2019]*")  # refs separated by this form one group
-_COMMENTS = re.compile(r"<!--[\s\S]*?-->")
 _MARKERS = re.compile(r"[ \t>]*")
 _HTML_QUOTE = re.compile(r"<(blockquote|q)(?=[\s/>])", re.IGNORECASE)  # blockquote markers and indentation at a line start
 _WORD = re.compile(r"\w+")
@@ -137,6 +150,7 @@ class Document:
     html_quotes: list[Located] = field(default_factory=list)
     # Where markdown-it stopped parsing a too deeply nested container.
     too_deep: list[Located] = field(default_factory=list)
+    lone_cr: list[Located] = field(default_factory=list)  # lone carriage returns: renderers break the line there
     links: list[Located] = field(default_factory=list)
     unclosed_fences: list[Located] = field(default_factory=list)
     slugs: set[str] = field(default_factory=set)
@@ -232,6 +246,30 @@ class _Paragraph:
     start: int  # source offset where the paragraph's text starts
 
 
+# What may follow a paragraph's last reference and still leave the reference at its end.
+_TRAILING = re.compile(r"[\s.,;:!?\"'\u201d\u2019)\]]+")
+# An attribution closing a blockquote: "— Author", "-- Author, Book (2020)".
+_ATTRIBUTION = re.compile(r"\s*(?:\u2014|\u2013|\u2015|--?)\s*\S")
+
+
+def _drop_frame(paragraphs: list[_Paragraph]) -> None:
+    """Blank what frames a sourced blockquote and is no part of the quote, offsets kept.
+
+    A GitHub alert marker opening it (``> [!NOTE]``) and a last paragraph
+    that attributes it (``> — Author[^x]``, at most twelve words) are shown
+    around the author's words, not as them; their references still count.
+    """
+    if paragraphs:
+        m = _ALERT.match(paragraphs[0].plain)
+        if m:
+            first = paragraphs[0]
+            paragraphs[0] = _Paragraph(" " * m.end() + first.plain[m.end() :], first.refs, first.ref_offsets, first.start)
+    if len(paragraphs) > 1:
+        last = paragraphs[-1]
+        if _ATTRIBUTION.match(last.plain) and len(last.plain.split()) <= 12:
+            paragraphs[-1] = _Paragraph(" " * len(last.plain), last.refs, last.ref_offsets, last.start)
+
+
 class _Builder:
     """Walks the token stream once and fills a :class:`Document`."""
 
@@ -310,16 +348,17 @@ class _Builder:
         # A reference ends a sentence; so does closing punctuation followed
         # by a space or the end, unless a reference follows it directly.
         ends: list[tuple[int, int | None]] = [(offset, offset) for offset in at]
-        for e in _SENTENCE_END.finditer(scan):
-            stop = e.end()
+        for s, e in sentence_ends(scan):  # abbreviations ("et al.", "Fig. 3") end no sentence
+            closers = _CLOSERS.match(scan, e)
+            stop = closers.end() if closers else e
             if stop not in at and (stop == len(scan) or scan[stop].isspace()):
-                ends.append((e.start(), None))
+                ends.append((s, None))
         ends.sort(key=lambda e: (e[0], e[1] is None))
         end_starts = [e[0] for e in ends]
         ref_offsets = sorted(at)
         cursor = span[0]  # quotes are located in order, so a repeated one is found again
         for m in _QUOTE.finditer(scan):
-            group = 1 if m.group(1) is not None else 2
+            group = next(k for k in range(1, 7) if m.group(k) is not None)
             start, end = m.span(group)
             body = plain[start:end]
             cited: list[str] = []
@@ -330,10 +369,17 @@ class _Builder:
             after = closing.end() if closing else m.end()
             if after in at:
                 cited.extend(at[after])
-            elif not cited and len(_WORD.findall(body)) >= 3:
+            elif not cited and len(_WORD.findall(body)) >= 2:
                 n = bisect_left(end_starts, m.end())
                 if n < len(ends) and ends[n][1] is not None:
                     cited.extend(at[ends[n][0]])
+                elif n == len(ends) or ends[n][1] is None:
+                    # No reference after it in its sentence: one before it
+                    # in the same sentence cites it ("As the post[^s] puts it, "...").
+                    k = bisect_left(end_starts, start) - 1
+                    while k >= 0 and ends[k][1] is not None:
+                        cited.extend(at[ends[k][0]])
+                        k -= 1
             if cited and body.strip():
                 offset = self.locate_quote(body, (cursor, span[1]))
                 cursor = offset + 1 if offset >= 0 else cursor
@@ -344,7 +390,7 @@ class _Builder:
         """Offset of the quote mark opening ``body`` in ``span``, or -1."""
         words = _WORD.findall(body)
         if words:
-            pattern = re.compile(r"[\"\u201c][^\w\n]{0,4}" + re.escape(words[0]))
+            pattern = re.compile(_OPENING + r"[^\w\n]{0,4}" + re.escape(words[0]))
             m = pattern.search(self.text, span[0], span[1])
             if m:
                 return m.start()
@@ -390,7 +436,7 @@ class _Builder:
 
     def html_quote(self, html: str, span: tuple[int, int]) -> None:
         """Record an HTML ``<blockquote>`` or ``<q>`` opened in ``html`` (comments aside)."""
-        m = _HTML_QUOTE.search(_COMMENTS.sub("", html))
+        m = _HTML_QUOTE.search(drop_html_comments(html))
         if m is None:
             return
         found = re.compile(re.escape(m.group()), re.IGNORECASE).search(self.text, span[0], span[1])
@@ -412,7 +458,11 @@ class _Builder:
         text = plain.rstrip()
         if not text.endswith(":"):
             return []
-        return [label for offset, label in refs if offset >= len(text) - 1]
+        body = text[:-1].rstrip()
+        if body.endswith(")") and "(" in body:
+            # "From the slides[^x] (bullet points):": a parenthetical may stand before the colon.
+            body = body[: body.rindex("(")].rstrip()
+        return [label for offset, label in refs if offset >= len(body) - 1]
 
     def front_matter(self, tok: Token) -> None:
         self.doc.front_matter_line = 1
@@ -482,7 +532,7 @@ class _Builder:
                     hidden.append(Located("code block", *self.content_position(tok)))
             elif tok.type == "html_block":
                 self.doc.slugs.update(_HTML_ID.findall(tok.content))
-                if _COMMENTS.sub("", tok.content).strip():  # a comment alone is never shown
+                if drop_html_comments(tok.content).strip():  # a comment alone is never shown
                     hidden.append(Located("HTML block", *self.content_position(tok)))
             j += 1
         start, _ = self.block_span(open_tok.map)
@@ -491,6 +541,8 @@ class _Builder:
         col = gt + 1 if gt >= 0 else col
         text = " ".join(p.plain for p in paragraphs)
         labels = [label for p in paragraphs for _, label in p.refs]
+        if labels or lead_in:
+            _drop_frame(paragraphs)
         if labels or lead_in:
             self.doc.quotes.extend(self.pieces(paragraphs, lead_in, line, col))
             self.doc.unverifiable.extend(hidden)
@@ -530,7 +582,9 @@ class _Builder:
             current.append(p.plain[position:])
         tail = " ".join(t for t in current if t.strip())
         label_sets = {tuple(dict.fromkeys(labels)) for labels, _ in found}
-        if len(label_sets) <= 1:
+        shown = [p for p in paragraphs if p.plain.strip()]
+        each_cited = len(shown) > 1 and all(p.refs and not _TRAILING.sub("", p.plain[p.refs[-1][0] :]) for p in shown)
+        if len(label_sets) <= 1 and not each_cited:
             labels = list(dict.fromkeys(label for group, _ in found for label in group)) or lead_in
             text = " ".join(p.plain for p in paragraphs)
             return [Quote(text, labels, line, col, True)]
@@ -599,6 +653,15 @@ def parse_document(path: Path, rel: str, file: TextFile, is_cache: IsCache | Non
     # markdown-it turns a lone \r into a line break; GitHub and our line
     # index count only \n, so blank lone carriage returns out first.
     text = file.text.replace("\r\n", "\n").replace("\r", " ") if "\r" in file.text else file.text
+    if "\r" in file.text:
+        # CommonMark, and GitHub with it, end a line at a lone \r too: what
+        # follows may render as a blockquote or a quotation this parse never
+        # sees. Each is reported (SC308), never read past silently.
+        at = file.text.find("\r")
+        while at != -1:
+            if file.text[at + 1 : at + 2] != "\n":
+                doc.lone_cr.append(Located("lone carriage return", *_position(file, at)))
+            at = file.text.find("\r", at + 1)
     env: dict[str, Any] = {}
     _Builder(doc).build(parser().parse(text, env))
     if TOO_DEEP in env:

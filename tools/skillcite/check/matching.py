@@ -33,9 +33,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+from ..core.textio import drop_html_comments
 from .anchors import Range
 from .evidence import Evidence
 from .normalize import LINE_HYPHEN, Normalized, normalize
+from .sentences import cut_context, force_words, next_sentence, qualifies_previous, sentence_ends, sentence_span
 
 ALTERED_THRESHOLD = 80.0
 NEAR_LINES = 40  # how far around the cited lines the first fuzzy pass looks
@@ -59,7 +61,6 @@ _NOTES = frozenset({"sic", "emphasis added", "emphasis mine", "emphasis in origi
 _NEG_PREFIXES = ("non-", "non", "un", "in", "im", "il", "ir")
 _WORDS = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
 _NUMBER = re.compile(r"[-+]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?(?:/\d+)?[kKmMbB%]?")
-_SENTENCE_END = re.compile(r"[.!?;:](?=\s|$)|\[\.\.\.\]")
 # Scripts that write words without spaces: a quote may start or stop between
 # any two of their letters (Thai, Lao, Tibetan, Myanmar, Khmer, CJK, kana, Yi).
 _UNSPACED = re.compile(
@@ -95,6 +96,11 @@ class Match:
     code: str | None = None
     detail: str | None = None
     words: int | None = None
+    # Departures from verbatim of a found quote (verified or marks): each
+    # says what a reviewer must judge; empty for a verbatim quote.
+    edits: tuple[str, ...] = ()
+    source: str = ""  # the sentence(s) of the evidence the quote stands for, normalized
+    marked: str = ""  # the quote against that source, the departures marked ([-quote-]{+source+})
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +131,7 @@ class Segment:
     glued_start: bool = False
     glued_end: bool = False
     mark: Mark | None = None
+    written: str = ""  # the segment as the quote writes it
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +153,8 @@ class Hit:
     start: int
     end: int
     problem: tuple[str, str] | None = None  # (code, detail)
+    edits: tuple[str, ...] = ()  # departures from verbatim (see Match.edits)
+    source: tuple[int, int] = (0, 0)  # the sentence(s) the quote stands for
 
 
 def _first_letter_literals(text: str) -> tuple[str, ...]:
@@ -164,8 +173,25 @@ def _first_letter_literals(text: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=4096)
 def compile_quote(quote: str) -> QuotePattern | None:
-    """Normalize and compile a quote; None when nothing is left to match."""
-    return _compile(normalize(quote).text.strip(_EDGE))
+    """Normalize and compile a quote; None when nothing is left to match.
+
+    An HTML comment inside a quote is hidden from readers, so it is no
+    elision there (in the evidence it is a gap): it is dropped, and the
+    words on both sides must be adjacent in the source.
+    """
+    # The parser decoded the quote's entities already: "&amp;lt;" shows as
+    # "&lt;", and a second decoding must not turn it into "<".
+    text = normalize(drop_html_comments(quote, " ").replace("&", "&amp;")).text.strip(_EDGE)
+    if len(text) > 2 and text[0] in "'\"" and text[-1] == text[0] and text[0] not in text[1:-1]:
+        # A blockquote wrapped in quotation marks ("> "If one part ..."[^g]"):
+        # the marks say it is a quote, they are not the author's.
+        text = text[1:-1].strip(_EDGE)
+    return _compile(text)
+
+
+# A plain ellipsis the quote writes (``...``; ``…`` normalizes to it), not the
+# bracketed mark: an elision too, where the source has no ellipsis there.
+_BARE_ELLIPSIS = re.compile(r"(?<![\[.])\.\.\.(?![\].])")
 
 
 def _compile(text: str) -> QuotePattern | None:
@@ -175,6 +201,9 @@ def _compile(text: str) -> QuotePattern | None:
     literal = _first_letter_literals(text)
     segmented = None
     lead = tail = None
+    whole = text  # the literal form; the segmented one reads a plain ellipsis as [...]
+    if "..." in text:
+        text = " ".join(_BARE_ELLIPSIS.sub(" [...] ", text).split()).strip(_EDGE)
     markers = list(_MARKER.finditer(text)) if "[" in text else []
     if markers and len(markers) <= MAX_MARKS:
         pieces: list[str] = []
@@ -204,17 +233,17 @@ def _compile(text: str) -> QuotePattern | None:
                 glued_start = k > 0 and not piece.startswith(" ") and pieces[k - 1] != "[...]"
                 glued_end = k < len(pieces) - 1 and not piece.endswith(" ") and pieces[k + 1] != "[...]"
                 if segments:
-                    segments.append(Segment(_first_letter_literals(seg), gap, bridges, glued_start, glued_end, mark))
+                    segments.append(Segment(_first_letter_literals(seg), gap, bridges, glued_start, glued_end, mark, seg))
                 else:
                     lead = mark
-                    segments.append(Segment(_first_letter_literals(seg), gap, bridges, glued_start, glued_end))
+                    segments.append(Segment(_first_letter_literals(seg), gap, bridges, glued_start, glued_end, None, seg))
                 gap, bridges, elided, inserted = 0, False, False, []
         if segments:
             segmented = tuple(segments)
             if inserted or elided:
                 tail = Mark(elided, " ".join(inserted))
-    fuzzy_text = _MARKER.sub(" ", text) if segmented else text
-    return QuotePattern(text, literal, segmented, " ".join(fuzzy_text.split()), lead, tail)
+    fuzzy_text = _MARKER.sub(" ", text) if segmented else whole
+    return QuotePattern(whole, literal, segmented, " ".join(fuzzy_text.split()), lead, tail)
 
 
 def _spaced_letter(ch: str) -> bool:
@@ -396,10 +425,26 @@ def _affix_flip(a: str, b: str) -> bool:
     return a[:3] == b[:3] and a.endswith("less") != b.endswith("less")
 
 
+# Numbers written as words count as numbers, compared as written: "[five]"
+# for "three" changes a number, and so does "[3]" for "three".
+_NUMBER_WORD_TEXT = (
+    "zero two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
+    "eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million billion trillion "
+    "dozen dozens hundreds thousands millions billions twice thrice"
+)
+_NUMBER_WORDS = frozenset(_NUMBER_WORD_TEXT.split())  # not "one": it is a pronoun as often
+
+
 def _numbers(text: str) -> Counter[str]:
     found = Counter(m.group().lstrip("+").rstrip(",") for m in _NUMBER.finditer(text))
     found.update(ch for ch in text if _scripted(ch) and ch.isdigit())
+    found.update(w for w in _WORDS.findall(text.lower()) if w in _NUMBER_WORDS)
     return found
+
+
+def _is_number(token: str) -> bool:
+    token = token.strip(_EDGE + "()[]")
+    return bool(token) and (bool(_NUMBER.fullmatch(token)) or token.lower() in _NUMBER_WORDS)
 
 
 def _word_at(text: str, start: int, end: int) -> tuple[int, int]:
@@ -426,11 +471,13 @@ def _sentence_part(dropped: str, before: str) -> str:
     elision ended its sentence already), and the stretch after the last one,
     are inside a sentence the quote shows.
     """
-    ends = list(_SENTENCE_END.finditer(dropped))
+    ends = list(sentence_ends(dropped))
     if not ends:
         return dropped
-    head = "" if before.rstrip()[-1:] in (".", "!", "?", ";", ":") else dropped[: ends[0].start()]
-    return head + " " + dropped[ends[-1].end() :]
+    joined = before + dropped
+    closed = any(e == len(before.rstrip()) for _s, e in sentence_ends(joined, max(0, len(before.rstrip()) - 4), len(before.rstrip()) + 1))
+    head = "" if closed else dropped[: ends[0][0]]
+    return head + " " + dropped[ends[-1][1] :]
 
 
 def _check_insertion(inserted: str, quoted: str, source: str, glued: bool) -> tuple[str, str] | None:
@@ -447,6 +494,16 @@ def _check_insertion(inserted: str, quoted: str, source: str, glued: bool) -> tu
 def _check_marks(qp: QuotePattern, spans: list[tuple[int, int]], text: str, lo: int, hi: int) -> tuple[str, str] | None:
     """The first editorial mark of a found chain that breaks the policy, as (code, detail)."""
     segs = qp.segmented or ()
+    # A leading or trailing elision stands for the rest of the clause it cuts.
+    for mark, at_start in ((qp.lead, True), (qp.tail, False)):
+        if mark is None or not mark.elided:
+            continue
+        before, after = cut_context(text, spans[0][0], spans[-1][1], lo, hi)
+        rest = before if at_start else after
+        neg = _negations(rest)
+        if neg:
+            where = "before" if at_start else "after"
+            return "SC311", f"[...] {where} the quote drops {next(iter(neg))!r} from {_clip(rest)}: it removes a negation"
     for k in range(1, len(segs)):
         seg, prev = segs[k], segs[k - 1]
         mark = seg.mark
@@ -461,8 +518,13 @@ def _check_marks(qp: QuotePattern, spans: list[tuple[int, int]], text: str, lo: 
                 word = next(iter(neg))
                 return "SC311", f"[...] drops {word!r} from {_clip(text[spans[k - 1][0] : spans[k][1]])}: it removes a negation"
             before, after = text[spans[k - 1][0] : a], text[b : spans[k][1]]
-            if _NUMBER.search(before.split()[-1] if before.split() else "") and _NUMBER.match(after.split()[0] if after.split() else ""):
+            last = before.split()[-1] if before.split() else ""
+            first = after.split()[0] if after.split() else ""
+            if _is_number(last) and _is_number(first):
                 return "SC312", f"[...] joins two numbers: {_clip(before + dropped + after)}"
+            if _is_number(last) and dropped.strip()[:1].isalnum() and first[:1].isalpha():
+                # "5 [...] seeds" for "5 epochs and 3 seeds": the number now counts another word.
+                return "SC312", f"[...] binds the number {last!r} to {first!r}: {_clip(before + dropped + after)}"
         if mark.inserted:
             if prev.glued_end and seg.glued_start:
                 return "SC310", f"insertion [{mark.inserted}] sits inside the word {_clip(text[slice(*_word_at(text, a, b))])}"
@@ -476,6 +538,8 @@ def _check_marks(qp: QuotePattern, spans: list[tuple[int, int]], text: str, lo: 
                 found = _check_insertion(mark.inserted, mark.inserted, dropped, False)
             if found:
                 return found
+            if mark.inserted.lower() in _NOTES and dropped.strip() and not mark.elided:
+                return "SC310", f"editor's note [{mark.inserted}] stands for {_clip(dropped)}: a note replaces no source text"
             if not dropped.strip() and mark.inserted.lower() not in _NOTES:
                 return "SC310", f"insertion [{mark.inserted}] replaces nothing in the source: {_clip(text[spans[k - 1][0] : spans[k][1]])}"
     for mark, at_start in ((qp.lead, True), (qp.tail, False)):
@@ -491,7 +555,10 @@ def _check_marks(qp: QuotePattern, spans: list[tuple[int, int]], text: str, lo: 
             found = _check_insertion(mark.inserted, quoted, text[w0:w1], True)
         else:
             replaced = _neighbour_words(text, edge, len(mark.inserted.split()) or 1, at_start, lo, hi)
-            found = _check_insertion(mark.inserted, mark.inserted, replaced, False)
+            # What it replaces is not marked: every word of the sentence it
+            # stands beside is a candidate ("[Always]" for "Do not ever").
+            rest = _before_in_sentence(text, edge, lo) if at_start else _after_in_sentence(text, edge, hi)
+            found = _check_insertion(mark.inserted, mark.inserted, rest if replaced.strip() else replaced, False)
         if found:
             return found
         if not replaced.strip() and mark.inserted.lower() not in _NOTES:
@@ -503,16 +570,13 @@ def _check_marks(qp: QuotePattern, spans: list[tuple[int, int]], text: str, lo: 
 def _neighbour_words(text: str, edge: int, count: int, before: bool, lo: int, hi: int) -> str:
     """Up to ``count`` words next to ``edge`` inside the same sentence (what a leading or trailing insertion replaces)."""
     if before:
-        stretch = text[max(lo, edge - INSERTION_SPAN) : edge]
-        ends = list(_SENTENCE_END.finditer(stretch))
-        if ends:
-            stretch = stretch[ends[-1].end() :]
+        stretch = _before_in_sentence(text, edge, lo)
         words = stretch.split()
         return " ".join(words[-count:]) if words else ""
-    stretch = text[edge : min(hi, edge + INSERTION_SPAN)]
-    end = _SENTENCE_END.search(stretch)
+    stretch = _after_in_sentence(text, edge, hi)
+    end = next(sentence_ends(stretch), None)
     if end:
-        stretch = stretch[: end.start()]
+        stretch = stretch[: end[0]]
     words = stretch.split()
     return " ".join(words[:count])
 
@@ -536,13 +600,121 @@ def find_exact(qp: QuotePattern, text: str, lo: int = 0, hi: int | None = None) 
         if i != -1 and (best == -1 or i < best):
             best, length = i, len(variant)
     if best != -1:
-        return Hit(best, best + length)
+        edits = []
+        found = text[best : best + length]
+        if found != qp.text:
+            edits.append(f"first letter {_first_letter(qp.text)!r} for {_first_letter(found)!r}")
+        if _OMISSION in found:
+            # The excerpt itself omits text there: what the [...] stands for is not in the cache.
+            edits.append("crosses an omission [...] of the evidence: the text it stands for is not in the cache")
+        edits.extend(_truncations(text, best, best + length, lo, end))
+        return Hit(best, best + length, None, tuple(edits), sentence_span(text, best, best + length, lo, end))
     if not qp.segmented:
         return None
     spans = _find_segments(qp.segmented, text, lo, end)
     if spans is None:
         return None
-    return Hit(spans[0][0], spans[-1][1], _check_marks(qp, spans, text, lo, end))
+    problem = _check_marks(qp, spans, text, lo, end)
+    edits = _mark_edits(qp, spans, text, lo, end)
+    edits.extend(_truncations(text, spans[0][0], spans[-1][1], lo, end))
+    return Hit(spans[0][0], spans[-1][1], problem, tuple(edits), sentence_span(text, spans[0][0], spans[-1][1], lo, end))
+
+
+def _first_letter(text: str) -> str:
+    return next((ch for ch in text if ch.isalnum()), "")
+
+
+def _truncations(text: str, start: int, end: int, lo: int, hi: int) -> list[str]:
+    """Departures of a quote that cuts its sentence where the part left out holds a word that changes its force."""
+    before, after = cut_context(text, start, end, lo, hi)
+    out = []
+    a, b = sentence_span(text, start, end, lo, hi)
+    sentence = text[a:b].rstrip("\"')]\u201d\u2019 ")
+    if sentence.endswith("?") and "?" not in text[start:end]:
+        out.append(f"leaves out the question mark of {_clip(text[a:b])}: the source asks, the quote states")
+    if end >= b - 1:  # the quote ends its sentence: the next one may take it back
+        nxt = next_sentence(text, b, hi)
+        if qualifies_previous(nxt):
+            out.append(f"the next sentence qualifies it: {_clip(nxt)}")
+    head, tail = text[max(a - 2, 0) : start], text[end : b + 2]
+    if "~~" in head and "~~" in tail:
+        out.append("quotes text the source strikes through (~~)")
+    if before.rstrip().endswith(":") and len(before.split()) <= 4:
+        # A short label before a colon frames what follows ("Myth: you never
+        # have a bug."): without it the words may say the opposite.
+        out.append(f"leaves out the lead-in {_clip(before.strip())} before it")
+    # A contrast that opens the sentence ("However, ...") qualifies what came
+    # before it; one after the quote ("..., but hurts RNNs") qualifies the quote.
+    words = [w for w in force_words(before) if w not in _AFTER_ONLY]
+    if words:
+        out.append(f"leaves out {_clip(before.strip())} before it, which holds {', '.join(repr(w) for w in dict.fromkeys(words))}")
+    words = force_words(after)
+    if words:
+        out.append(f"leaves out {_clip(after.strip())} after it, which holds {', '.join(repr(w) for w in dict.fromkeys(words))}")
+    return out
+
+
+# Words that change a quote's force after it only: a contrast ("..., but
+# hurts RNNs") or a report ("..., or so they say"); before it they qualify
+# what came earlier ("However, ...") or introduce the author's own words
+# ("The paper says that ...").
+_AFTER_ONLY = frozenset({"but", "however", "although", "though", "say", "says", "said"})
+
+
+def _mark_edits(qp: QuotePattern, spans: list[tuple[int, int]], text: str, lo: int, hi: int) -> list[str]:
+    """What each editorial mark of a found chain stands for, in the quote's order."""
+    segs = qp.segmented or ()
+    out: list[str] = []
+    if qp.lead is not None:
+        out.extend(_describe_mark(qp.lead, _before_in_sentence(text, spans[0][0], lo), "at the start"))
+    first = text[spans[0][0] : spans[0][1]]
+    if segs and segs[0].written and first != segs[0].written and first.lower() == segs[0].written.lower():
+        out.append(f"first letter {_first_letter(segs[0].written)!r} for {_first_letter(first)!r}")
+    for k in range(1, len(segs)):
+        mark = segs[k].mark
+        if mark is not None:
+            where = f"between {_clip(_tail_words(text[slice(*spans[k - 1])]))} and {_clip(_head_words(text[slice(*spans[k])]))}"
+            out.extend(_describe_mark(mark, text[spans[k - 1][1] : spans[k][0]], where))
+        found = text[spans[k][0] : spans[k][1]]
+        if segs[k].written and found != segs[k].written:
+            out.append(f"first letter {_first_letter(segs[k].written)!r} for {_first_letter(found)!r}")
+    if qp.tail is not None:
+        out.extend(_describe_mark(qp.tail, _after_in_sentence(text, spans[-1][1], hi), "at the end"))
+    return out
+
+
+def _describe_mark(mark: Mark, stands_for: str, where: str) -> list[str]:
+    out = []
+    inserted = mark.inserted
+    shown = " ".join(stands_for.split())
+    if inserted and inserted.lower() in _NOTES:
+        out.append(f"editor's note [{inserted}] {where}" + (f", standing for {_clip(shown)}" if shown and not mark.elided else ""))
+        inserted = ""
+    if mark.elided and inserted:
+        out.append(f"elision and insertion [{inserted}] {where}, for {_clip(shown)}")
+    elif mark.elided:
+        out.append(f"elision [...] {where}, for {_clip(shown)}" if shown else f"elision [...] {where}")
+    elif inserted:
+        out.append(f"insertion [{inserted}] {where}, for {_clip(shown)}" if shown else f"insertion [{inserted}] {where}, for nothing")
+    return out
+
+
+def _head_words(text: str, n: int = 3) -> str:
+    return " ".join(text.split()[:n])
+
+
+def _tail_words(text: str, n: int = 3) -> str:
+    return " ".join(text.split()[-n:])
+
+
+def _before_in_sentence(text: str, edge: int, lo: int) -> str:
+    a, _ = sentence_span(text, edge, edge, lo, edge)
+    return text[a:edge]
+
+
+def _after_in_sentence(text: str, edge: int, hi: int) -> str:
+    _, b = sentence_span(text, edge, edge, edge, hi)
+    return text[edge:b]
 
 
 def _passage(ev: Evidence, text: str, ranges: list[Range]) -> tuple[str, list[tuple[int, int]]]:
@@ -875,6 +1047,10 @@ def locate(quote: str, ev: Evidence, anchors: list[list[Range]]) -> Match:
         joined = _unhyphenated(qp, ev.file.text)
         if joined is not None:
             found = _exact(joined, ev, whole, valid)
+    if found is None and is_pdf(ev):
+        joined = _pdf_hyphenated(qp, text)
+        if joined is not None:
+            found = _exact(joined, ev, whole, valid)
     if found is not None:
         return found
 
@@ -904,41 +1080,61 @@ def locate(quote: str, ev: Evidence, anchors: list[list[Range]]) -> Match:
 
 
 def _exact(qp: QuotePattern, ev: Evidence, whole: Normalized, valid: list[list[Range]]) -> Match | None:
-    """Verified, moved or marks when the quote is in the file as written; None otherwise."""
+    """Verified, moved or marks when the quote is in the file as written; None otherwise.
+
+    At the cited lines a verbatim hit wins over one with departures from
+    verbatim, and that over one whose marks break the editorial policy.
+    """
     text = whole.text
-    broken: Match | None = None  # found at the cited lines, but a mark breaks the policy
-    for ranges in valid:
+    best: Match | None = None  # the best found at the cited lines
+    tries: list[list[Range]] = list(valid)
+    if len(valid) > 1:
+        tries.append([r for v in valid for r in v])
+    for ranges in tries:
         if len(ranges) == 1:
             lo, hi = ev.norm_span(ranges[0].start, ranges[0].end)
             hit = find_exact(qp, text, lo, hi)
-            hit_lines = _lines(ev, whole, (hit.start, hit.end)) if hit else None
+            found = _found(qp, hit, text, _lines(ev, whole, (hit.start, hit.end))) if hit else None
         else:
             passage, offsets = _passage(ev, text, ranges)
             hit = find_exact(qp, passage)
-            hit_lines = _passage_lines(ev, whole, offsets, hit) if hit else None
-        if hit and hit.problem is None:
-            return Match("verified")
-        if hit and broken is None:
-            broken = _broken(hit, hit_lines)
-    if len(valid) > 1:
-        passage, offsets = _passage(ev, text, [r for v in valid for r in v])
-        hit = find_exact(qp, passage)
-        if hit and hit.problem is None:
-            return Match("verified")
-        if hit and broken is None:
-            broken = _broken(hit, _passage_lines(ev, whole, offsets, hit))
-    if broken is not None:
-        return broken
+            found = _found(qp, hit, passage, _passage_lines(ev, whole, offsets, hit)) if hit else None
+        if found is not None and (best is None or _quality(found) < _quality(best)):
+            best = found
+            if _quality(best) == (False, False):
+                return best
+    if best is not None:
+        return best
     hit = find_exact(qp, text)
     if hit:
         lines = _lines(ev, whole, (hit.start, hit.end))
-        return Match("moved", lines) if hit.problem is None else _broken(hit, lines)
+        found = _found(qp, hit, text, lines)
+        return found if found.status == "marks" else Match("moved", lines, edits=found.edits, source=found.source, marked=found.marked)
     return None
 
 
+def _quality(m: Match) -> tuple[bool, bool]:
+    return m.status == "marks", bool(m.edits)
+
+
+def _found(qp: QuotePattern, hit: Hit, text: str, lines: tuple[int, int]) -> Match:
+    """The match of a hit in ``text``: its departures, and the sentence(s) it stands for."""
+    source = " ".join(text[hit.source[0] : hit.source[1]].split())
+    marked = word_diff(qp.text, source, context=10_000) if hit.edits else ""
+    if hit.problem is None:
+        # A verbatim match names no lines (they are the cited ones); one with departures does, for review.
+        return Match("verified", lines if hit.edits else None, edits=hit.edits, source=source, marked=marked)
+    code, detail = hit.problem
+    return Match("marks", lines, code=code, detail=detail, edits=hit.edits, source=source, marked=marked)
+
+
 # A word broken by a hyphen at the end of a line (PDF text): "dis-" / "tributions".
-_LINE_HYPHEN = re.compile(r"([^\W\d_]+)-[ \t]*\r?\n[ \t>]*([^\W\d_]+)")
+_LINE_BREAK_HYPHEN = re.compile(r"-[ \t]*\r?\n[ \t>]*")
 _QUOTE_WORD = re.compile(r"[^\W\d_]+(?:- ?[^\W\d_]+)?")
+
+
+def _letter(ch: str) -> bool:
+    return ch.isalpha()
 
 
 @lru_cache(maxsize=64)
@@ -948,15 +1144,86 @@ def _line_hyphens(source: str) -> dict[str, str]:
     ``distributions``, ``dis-tributions`` and ``dis- tributions`` all map to
     the evidence's normalized form, ``dis`` U+2E17 space ``tributions``:
     that form exists only where a line ended after the hyphen.
+
+    Linear in the source: each hyphen at a line end is found by a pattern
+    that starts at the hyphen (a pattern starting with the word before it
+    retried from every letter of a long run: 20 s for 30,000 letters), and
+    the words on both sides are read outwards from it.
     """
     found: dict[str, str] = {}
-    for m in _LINE_HYPHEN.finditer(source):
-        left, right = m.group(1), m.group(2)
+    for m in _LINE_BREAK_HYPHEN.finditer(source):
+        a = m.start()
+        while a > 0 and _letter(source[a - 1]):
+            a -= 1
+        b = m.end()
+        while b < len(source) and _letter(source[b]):
+            b += 1
+        left, right = source[a : m.start()], source[m.end() : b]
+        if not left or not right:
+            continue
         spaced = f"{left}{LINE_HYPHEN} {right}"
         found[left + right] = spaced
         found[f"{left}-{right}"] = spaced
         found[f"{left}- {right}"] = spaced
     return found
+
+
+def is_title(quote: str, ev: Evidence) -> bool:
+    """True when ``quote`` is the evidence's ``title`` (normalized; a title, not a quote)."""
+    data = ev.front.data if ev.front is not None else None
+    title = data.get("title") if isinstance(data, dict) else None
+    if not isinstance(title, str) or not title.strip():
+        return False
+    qp = compile_quote(quote)
+    return qp is not None and qp.text == normalize(title).text.strip(_EDGE)
+
+
+def is_pdf(ev: Evidence) -> bool:
+    """True when the evidence was extracted from a PDF: its ``source`` names a ``.pdf`` file.
+
+    PDF text extraction leaves a typesetter's hyphenation inside lines too
+    (``dis-tributions``), so in such a file a quote may write those words whole.
+    """
+    data = ev.front.data if ev.front is not None else None
+    source = data.get("source") if isinstance(data, dict) else None
+    if not isinstance(source, str):
+        return False
+    path = source.split("#", 1)[0].split("?", 1)[0]
+    return path.lower().endswith(".pdf")
+
+
+@lru_cache(maxsize=64)
+def _inline_hyphens(text: str) -> dict[str, str]:
+    """Words of normalized PDF text hyphenated between two letters: whole spelling -> hyphenated spelling.
+
+    One scan from each hyphen outwards (linear, see :func:`_line_hyphens`).
+    A word hyphenated in the source (``re-sign``) maps too: in a PDF the two
+    cannot be told apart.
+    """
+    found: dict[str, str] = {}
+    i = text.find("-")
+    while i != -1:
+        if 0 < i < len(text) - 1 and text[i - 1].isalpha() and text[i + 1].isalpha():
+            a, b = i - 1, i + 2
+            while a > 0 and text[a - 1].isalpha():
+                a -= 1
+            while b < len(text) and text[b].isalpha():
+                b += 1
+            found.setdefault(text[a:i] + text[i + 1 : b], text[a:b])
+        i = text.find("-", i + 1)
+    return found
+
+
+def _pdf_hyphenated(qp: QuotePattern, text: str) -> QuotePattern | None:
+    """The quote with each word the PDF text hyphenates inside a line spelled as the PDF does."""
+    hyphens = _inline_hyphens(text)
+    if not hyphens:
+        return None
+    changed = _WHOLE_WORD.sub(lambda m: hyphens.get(m.group(), m.group()), qp.text)
+    return None if changed == qp.text else _compile(changed)
+
+
+_WHOLE_WORD = re.compile(r"[^\W\d_]+")
 
 
 def _unhyphenated(qp: QuotePattern, source: str) -> QuotePattern | None:
@@ -974,9 +1241,3 @@ def _unhyphenated(qp: QuotePattern, source: str) -> QuotePattern | None:
     if changed == qp.text:
         return None
     return _compile(changed)
-
-
-def _broken(hit: Hit, lines: tuple[int, int] | None) -> Match:
-    assert hit.problem is not None
-    code, detail = hit.problem
-    return Match("marks", lines, code=code, detail=detail)

@@ -251,7 +251,16 @@ def normalize(source: str, base: int = 0, drop: Sequence[int] = ()) -> Normalize
         if again.text == result.text:
             break
         result = _compose(again, result)
+    if "E" in result.text:
+        # The exponent of a number in either case: "3E-4" is "3e-4". Same
+        # length, so every offset still maps as it did.
+        folded = _EXPONENT.sub("e", result.text)
+        if folded != result.text:
+            result = Normalized(folded, result.norm_starts, result.orig_starts, result.linear, result.orig_end)
     return result
+
+
+_EXPONENT = re.compile(r"(?<=\d)E(?=[-+]?\d)")
 
 
 def _compose(outer: Normalized, inner: Normalized) -> Normalized:

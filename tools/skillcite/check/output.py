@@ -28,6 +28,8 @@ if TYPE_CHECKING:  # a runtime Protocol would cost a warm check more than its ou
         @property
         def quotes_verified(self) -> int: ...
         @property
+        def quotes_reviewed(self) -> int: ...
+        @property
         def sources(self) -> int: ...
         @property
         def suppressed(self) -> int: ...
@@ -48,7 +50,8 @@ def summary(report: Report, diagnostics: list[Diagnostic]) -> str:
     """The one-line summary printed after the findings."""
     errors, warnings = counts(diagnostics)
     line = (
-        f"checked {report.files} files: {report.quotes_verified} quotes verified against "
+        f"checked {report.files} files: {report.quotes_verified} quotes verified "
+        f"({report.quotes_verified - report.quotes_reviewed} verbatim, {report.quotes_reviewed} with reviewed edits) against "
         f"{report.sources} sources, {errors} error{'s' * (errors != 1)}, "
         f"{warnings} warning{'s' * (warnings != 1)}"
     )
@@ -109,6 +112,8 @@ def render_json(report: Report, diagnostics: list[Diagnostic]) -> str:
             "files": report.files,
             "quotes": report.quotes,
             "quotes_verified": report.quotes_verified,
+            "quotes_verbatim": report.quotes_verified - report.quotes_reviewed,
+            "quotes_reviewed": report.quotes_reviewed,
             "sources": report.sources,
             "errors": errors,
             "warnings": warnings,
@@ -128,7 +133,7 @@ def render_json(report: Report, diagnostics: list[Diagnostic]) -> str:
             for d in diagnostics
         ],
     }
-    return json.dumps(doc, indent=2, ensure_ascii=False)
+    return _dumps(doc)
 
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -197,7 +202,17 @@ def render_sarif(report: Report, diagnostics: list[Diagnostic]) -> str:
             }
         ],
     }
-    return json.dumps(doc, indent=2, ensure_ascii=False)
+    return _dumps(doc)
 
 
 RENDERERS = {"text": render_text, "json": render_json, "github": render_github, "sarif": render_sarif}
+
+
+def _dumps(doc: object) -> str:
+    """JSON text, non-ASCII kept, except where a path holds undecodable bytes (lone surrogates): those are escaped."""
+    text = json.dumps(doc, indent=2, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a file name that is not UTF-8: "\udcff" is valid JSON, a raw surrogate is not UTF-8
+        return json.dumps(doc, indent=2)
+    return text

@@ -27,13 +27,28 @@ class QuoteOutcome:
     link: CacheLink | None
     evidence: Evidence | None
     match: Match | None
+    # For a quote found with departures from verbatim (docs/citations.md,
+    # "Verified"): "reviewed" or "unreviewed"; "" for any other outcome.
+    review: str = ""
+    stale: str = ""  # why an earlier review no longer applies ("" if none)
+    keys: tuple[str, str] | None = None  # (quote hash, source hash) of the review file
 
     @property
     def rank(self) -> int:
-        """Lower is better (see :data:`RANK`)."""
+        """Lower is better (see :data:`RANK`); a verbatim match beats one with departures."""
         if self.match is None:
-            return RANK_NO_EVIDENCE
-        return RANK.get(self.match.status, RANK["notes"])
+            return 2 * RANK_NO_EVIDENCE
+        return 2 * RANK.get(self.match.status, RANK["notes"]) + bool(self.match.edits)
+
+    @property
+    def verbatim(self) -> bool:
+        """Found verbatim at its cited lines."""
+        return self.match is not None and self.match.status == "verified" and not self.match.edits
+
+    @property
+    def certified(self) -> bool:
+        """Verbatim, or found at its cited lines with every departure reviewed."""
+        return self.verbatim or self.review == "reviewed"
 
 
 @dataclass(slots=True)
@@ -50,8 +65,18 @@ class Report:
 
     @property
     def quotes_verified(self) -> int:
+        """Quotes verified: verbatim at their cited lines, or with reviewed departures."""
+        return sum(1 for o in self.outcomes if o.certified)
+
+    @property
+    def quotes_verbatim(self) -> int:
         """Quotes found verbatim at their cited lines."""
-        return sum(1 for o in self.outcomes if o.match and o.match.status == "verified")
+        return sum(1 for o in self.outcomes if o.verbatim)
+
+    @property
+    def quotes_reviewed(self) -> int:
+        """Quotes verified with departures a person reviewed."""
+        return sum(1 for o in self.outcomes if o.review == "reviewed")
 
     @property
     def quotes(self) -> int:

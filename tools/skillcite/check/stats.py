@@ -7,6 +7,7 @@ import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ..core.shown import shown
 from .run import check
 
 _WORD = re.compile(r"\w+")
@@ -39,7 +40,7 @@ def collect(root: Path) -> list[FileStats]:
                 len(_WORD.findall(doc.file.text)),
                 len(doc.file.text) // 4,
                 len(outcomes),
-                sum(1 for o in outcomes if o.match and o.match.status == "verified"),
+                sum(1 for o in outcomes if o.certified),
                 len(sources),
             )
         )
@@ -63,7 +64,7 @@ def render(rows: list[FileStats], fmt: str = "text") -> str:
     if fmt == "json":
         return json.dumps([asdict(r) for r in rows], indent=2)
     header = ("file", "lines", "words", "tokens", "quotes", "verified", "sources")
-    table = [header] + [(r.path, r.lines, r.words, r.tokens, r.quotes, r.verified, r.sources) for r in rows]
+    table = [header] + [(shown(r.path), r.lines, r.words, r.tokens, r.quotes, r.verified, r.sources) for r in rows]
     width = max(len(str(row[0])) for row in table)
     out = []
     for row in table:

@@ -19,6 +19,7 @@ from urllib.parse import unquote
 
 from ..core.config import Config, gitignore_globs, glob_match, is_markdown_name, load_config, markdown_alias
 from ..core.paths import unsafe_entry
+from ..core.shown import shown
 from ..core.textio import (
     InputError,
     TextFile,
@@ -83,9 +84,9 @@ class Workspace:
         use_cache: bool = False,
     ) -> None:
         if not root.exists():
-            raise InputError(f"{root}: no such directory")
+            raise InputError(f"{shown(str(root))}: no such directory")
         if not root.is_dir():
-            raise InputError(f"{root}: not a directory")
+            raise InputError(f"{shown(str(root))}: not a directory")
         self.root = root
         self.config = config if config is not None else load_config(root)
         resolve_cache_clear()  # folders may have changed since the last run in this process

@@ -21,6 +21,7 @@ import click
 from .. import __version__
 from ..core.diagnostics import CODES
 from ..core.errors import EXIT_INTERNAL, EXIT_USAGE, SkillciteError
+from ..core.shown import one_line, shown
 from ..core.textio import InputError
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -31,13 +32,15 @@ TRACEBACK_ENV = "SKILLCITE_TRACEBACK"  # set to 1 to see the traceback of an int
 
 def fail(message: str, status: int = EXIT_USAGE) -> NoReturn:
     """Print a one-line error and exit (2: usage or unreadable input)."""
-    click.echo(f"skillcite: error: {message}", err=True)
+    # Intended line breaks stay (a list of problems); any other control character is escaped.
+    shown_message = "\n".join(one_line(line) for line in message.split("\n"))
+    click.echo(f"skillcite: error: {shown_message}", err=True)
     sys.exit(status)
 
 
 def internal_error(exc: BaseException) -> NoReturn:
     """Report a bug in one line and exit 3 (a traceback only with SKILLCITE_TRACEBACK=1)."""
-    detail = (str(exc).splitlines() or [""])[0]
+    detail = one_line((str(exc).splitlines() or [""])[0])
     click.echo(
         f"skillcite: internal error: {type(exc).__name__}{': ' + detail if detail else ''}. "
         f"This is a bug in skillcite: please report it with the command you ran "
@@ -97,6 +100,7 @@ LAZY_COMMANDS = {
     "init": "skillcite.cli.adopt:init",
     "install": "skillcite.cli.install:install",
     "refresh": "skillcite.cli.refresh:refresh",
+    "review": "skillcite.cli.review:review",
     "uninstall": "skillcite.cli.install:uninstall",
 }
 
@@ -118,7 +122,7 @@ def package_root(root: Path | None) -> Path:
     """``root`` as given, or the root found from the current folder (said on stderr when elsewhere)."""
     from .checkrun import package_root as find
 
-    return find(root, lambda note: click.echo(note, err=True))
+    return find(root, lambda note: click.echo(one_line(note), err=True))
 
 
 @main.command(context_settings=CONTEXT)
@@ -177,7 +181,7 @@ def check(
         chosen = policy(root, config, select=select, ignore=ignore, strict=bool(strict), baseline=baseline)
         reported, _ = apply(summary.diagnostics, chosen, use_baseline=False)
         count = save_baseline(write_baseline, reported)
-        click.echo(f"wrote {count} finding{'s' * (count != 1)} to {write_baseline}: they are accepted until fixed")
+        click.echo(f"wrote {count} finding{'s' * (count != 1)} to {shown(str(write_baseline))}: they are accepted until fixed")
         sys.exit(0)
     given: dict[str, str | bool] = {"fmt": fmt, "strict": bool(strict)}
     for name, value in (("select", select), ("ignore", ignore), ("baseline", baseline)):
@@ -223,7 +227,7 @@ def lock(files: tuple[Path, ...], root: Path | None, check_only: bool) -> None:
     stale = [r for r in results if r.status == "stale"]
     for r in results:
         if r.status != "ok":
-            click.echo(f"{r.path}: {r.status} sha256 {r.digest}")
+            click.echo(f"{shown(str(r.path))}: {r.status} sha256 {r.digest}")
     click.echo(f"{len(results)} evidence files: {sum(r.status == 'locked' for r in results)} locked, {len(stale)} stale, {sum(r.status == 'ok' for r in results)} unchanged")
     sys.exit(1 if stale else 0)
 
@@ -286,9 +290,9 @@ def fix(root: Path | None, show_diff: bool, check_only: bool, base: str | None, 
     except InputError as exc:
         fail(str(exc))
     for note in plan.unresolved:
-        click.echo(f"not fixed: {note}", err=True)
+        click.echo(f"not fixed: {one_line(note)}", err=True)
     for line in plan.refused:
-        click.echo(f"refused: {line}", err=True)
+        click.echo(f"refused: {one_line(line)}", err=True)
     changed = plan.changed
     added = plan.count("SC209")
     unanchored = f", {added} added to links without anchors" if added else ""
@@ -308,6 +312,6 @@ def fix(root: Path | None, show_diff: bool, check_only: bool, base: str | None, 
     except OSError as exc:  # a read-only folder or file: one line, not a traceback
         fail(f"{exc.filename or 'a document'}: cannot write ({exc.strerror or exc})")
     for path in written:
-        click.echo(f"fixed {path}")
+        click.echo(f"fixed {shown(str(path))}")
     click.echo(f"{len(changed)} file{'s' * (len(changed) != 1)} changed {counts}", err=True)
     sys.exit(1 if trouble else 0)

@@ -9,6 +9,7 @@ from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from .shown import shown
 from .textio import InputError
 
 # Hidden folders at any depth (.git, .venv, an agent install such as
@@ -39,6 +40,8 @@ class Config:
     * ``select`` / ``ignore`` / ``strict`` / ``baseline``: what ``check``
       reports, as the command-line options of the same names (the command
       line wins); ``per_file_ignores`` maps a glob to codes ignored there.
+    * ``reviews``: the review file of quotes that depart from verbatim
+      (default: ``reviews.json`` in the first evidence folder).
     """
 
     evidence: str | list[str] = "docs/evidence"
@@ -55,6 +58,7 @@ class Config:
     ignore: list[str] = field(default_factory=list)
     strict: bool = False
     baseline: str = ""
+    reviews: str = ""
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
 
     @property
@@ -120,7 +124,7 @@ def sub_skill_folders(root: Path, config: Config) -> list[str]:
     try:
         folders = sorted(p for p in root.iterdir() if p.is_dir() and (p / "SKILL.md").is_file())
     except OSError as exc:
-        raise InputError(f"{root}: cannot list ({exc.strerror or exc})") from None
+        raise InputError(f"{shown(str(root))}: cannot list ({exc.strerror or exc})") from None
     return [p.name for p in folders if not p.name.startswith(".") and not config.is_excluded(f"{p.name}/SKILL.md")]
 
 
@@ -161,7 +165,7 @@ def _pyproject(root: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: invalid TOML: {exc}") from None
+        raise InputError(f"{shown(str(path))}: invalid TOML: {exc}") from None
 
 
 def load_project(root: Path) -> Project:
@@ -227,21 +231,21 @@ def load_config(root: Path) -> Config:
     tool = data.get("tool", {})
     table = tool.get("skillcite", {}) if isinstance(tool, dict) else None
     if not isinstance(table, dict):
-        raise InputError(f"{path}: [tool.skillcite] must be a table")
+        raise InputError(f"{shown(str(path))}: [tool.skillcite] must be a table")
     known = {f.name for f in fields(Config)}
     cfg = Config()
     for key, value in table.items():
         name = key.replace("-", "_")
         if name not in known:
-            raise InputError(f"{path}: [tool.skillcite] has unknown key {key!r} (known: {', '.join(sorted(known))})")
+            raise InputError(f"{shown(str(path))}: [tool.skillcite] has unknown key {key!r} (known: {', '.join(sorted(known))})")
         problem = _type_problem(name, value, getattr(cfg, name))
         if problem:
-            raise InputError(f"{path}: [tool.skillcite] {key} must be {problem}")
+            raise InputError(f"{shown(str(path))}: [tool.skillcite] {key} must be {problem}")
         setattr(cfg, name, value)
     for folder in cfg.evidence_folders:
         problem = _outside_root(root, folder)
         if problem:
-            raise InputError(f"{path}: [tool.skillcite] evidence {folder!r} {problem}; name a folder inside the package")
+            raise InputError(f"{shown(str(path))}: [tool.skillcite] evidence {folder!r} {problem}; name a folder inside the package")
     return cfg
 
 

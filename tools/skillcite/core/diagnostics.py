@@ -10,6 +10,8 @@ import enum
 import hashlib
 from dataclasses import dataclass, field
 
+from .shown import one_line, shown
+
 
 class Severity(enum.StrEnum):
     """How bad a finding is. ``--strict`` turns warnings into errors."""
@@ -58,10 +60,12 @@ _ALL = [
         Code("SC305", _E, "quote cites a footnote that has no cache link"),
         Code("SC306", _E, "quote from an evidence file of kind notes"),
         Code("SC307", _E, "quote holds text that cannot be verified"),
+        Code("SC308", _E, "lone carriage return hides text from the check"),
         # Editorial marks (matching.py, _check_marks)
-        Code("SC310", _E, "editorial insertion replaces nothing or sits inside a word"),
-        Code("SC311", _E, "editorial mark adds or removes a negation"),
-        Code("SC312", _E, "editorial mark changes a number"),
+        Code("SC310", _W, "editorial insertion replaces nothing or sits inside a word"),
+        Code("SC311", _W, "editorial mark adds or removes a negation"),
+        Code("SC312", _W, "editorial mark changes a number"),
+        Code("SC313", _W, "quote departs from verbatim and is not reviewed"),
         # Evidence files
         Code("SC401", _E, "evidence file has no front matter"),
         Code("SC402", _E, "evidence front matter is invalid"),
@@ -162,8 +166,14 @@ class Diagnostic:
         return (self.path, self.line, self.column, self.code)
 
     def format(self) -> str:
-        """Return the ``path:line:col: CODE message`` line."""
-        return f"{self.path}:{self.line}:{self.column}: {self.code} {self.message}"
+        """Return the ``path:line:col: CODE message`` line.
+
+        A path with a newline, a control or a format character is printed
+        quoted and escaped, and such characters in the message escaped: the
+        line stays one line (in GitHub Actions, a line of its own could be a
+        workflow command).
+        """
+        return f"{shown(self.path)}:{self.line}:{self.column}: {self.code} {one_line(self.message)}"
 
 
 def subject_text(text: str) -> str:

@@ -1,7 +1,10 @@
-"""SC301-SC312: each quotation against its evidence.
+"""SC301-SC313: each quotation against its evidence.
 
 :func:`quote_outcomes` verifies every quote once per workspace; ``fix`` and
-``stats`` read the outcomes from the report.
+``stats`` read the outcomes from the report. A quote found with departures
+from verbatim is verified only when the review file records a review of
+it (docs/citations.md, "Verified"); otherwise it is SC313, with the
+reviewer's warnings SC310-SC312 where a mark breaks the editorial policy.
 """
 
 from __future__ import annotations
@@ -13,8 +16,9 @@ from collections.abc import Iterator
 from ...core.diagnostics import Diagnostic, Fix, subject_text
 from ...core.textio import TextFile
 from ..document import Document, FootnoteDef, Quote
-from ..matching import Match, locate
+from ..matching import Match, is_title, locate
 from ..report import QuoteOutcome
+from ..reviews import Reviews, digest, load_reviews
 from ..workspace import Workspace
 from .base import Rule
 from .footnotes import first_definitions
@@ -39,37 +43,56 @@ def without_attribution(quote: Quote) -> str | None:
 
 
 def verify_quote(ws: Workspace, doc: Document, quote: Quote, definitions: dict[str, FootnoteDef] | None = None) -> QuoteOutcome | None:
-    """The best outcome over every source the quote cites; None when no label is defined."""
+    """The verdict on a quote; None when no label is defined.
+
+    Each footnote it cites with evidence must hold it (``"..."[^s][^t]``
+    claims both say it): the worst of their outcomes is the verdict, each
+    footnote's the best over its cache links. A footnote without a cache
+    link (a book) is reported (SC305) only when no cited footnote has one.
+    """
     if definitions is None:
         definitions = first_definitions(doc)
-    best: QuoteOutcome | None = None
-    for label in quote.labels:
+    plain: QuoteOutcome | None = None
+    worst: QuoteOutcome | None = None
+    for label in dict.fromkeys(quote.labels):
         d = definitions.get(label)
         if d is None:
             continue
         if not d.cache_links:
-            best = best or QuoteOutcome(doc, quote, d, None, None, None)
+            plain = plain or QuoteOutcome(doc, quote, d, None, None, None)
             continue
-        for link in d.cache_links:
-            path, problem = ws.resolve_cache(doc, link)
-            if problem or path is None:
-                continue
-            ev = ws.load_evidence(path)
-            if ev.file is None:
-                continue
-            if ev.kind == "notes":
-                outcome = QuoteOutcome(doc, quote, d, link, ev, Match("notes"))
-            else:
-                ranges = [a.ranges for a in link.anchors]
-                match = locate(quote.text, ev, ranges)
-                words = without_attribution(quote) if match.status != "verified" else None
-                if words is not None:
-                    bare = locate(words, ev, ranges)
-                    if _RANK.get(bare.status, 9) < _RANK.get(match.status, 9):
-                        match = bare  # "— Author, Title" closing the blockquote names the source; it is not quoted
-                outcome = QuoteOutcome(doc, quote, d, link, ev, match)
-            if best is None or outcome.rank < best.rank:
-                best = outcome
+        found = _best_for(ws, doc, quote, d)
+        if found is not None and (worst is None or found.rank > worst.rank):
+            worst = found
+    return worst or plain
+
+
+def _best_for(ws: Workspace, doc: Document, quote: Quote, d: FootnoteDef) -> QuoteOutcome | None:
+    """The best outcome over the cache links of one footnote."""
+    best: QuoteOutcome | None = None
+    for link in d.cache_links:
+        path, problem = ws.resolve_cache(doc, link)
+        if problem or path is None:
+            continue
+        ev = ws.load_evidence(path)
+        if ev.file is None:
+            continue
+        if ev.kind == "notes":
+            outcome = QuoteOutcome(doc, quote, d, link, ev, Match("notes"))
+        elif not quote.block and is_title(quote.text, ev):
+            # Author, "Title"[^s]: the title of the cited work, as its front matter records it.
+            outcome = QuoteOutcome(doc, quote, d, link, ev, Match("verified"))
+        else:
+            ranges = [a.ranges for a in link.anchors]
+            match = locate(quote.text, ev, ranges)
+            words = without_attribution(quote) if match.status != "verified" else None
+            if words is not None:
+                bare = locate(words, ev, ranges)
+                if _RANK.get(bare.status, 9) < _RANK.get(match.status, 9):
+                    match = bare  # "— Author, Title" closing the blockquote names the source; it is not quoted
+            outcome = QuoteOutcome(doc, quote, d, link, ev, match)
+        if best is None or outcome.rank < best.rank:
+            best = outcome
     return best
 
 
@@ -78,20 +101,48 @@ def quote_outcomes(ws: Workspace) -> list[QuoteOutcome]:
 
     def compute() -> list[QuoteOutcome]:
         out = []
+        reviews: Reviews | None = None
         for doc in ws.checked_documents():
             definitions = first_definitions(doc)
             for quote in doc.quotes:
                 outcome = verify_quote(ws, doc, quote, definitions)
-                if outcome is not None:  # every label undefined: SC101 says so
-                    out.append(outcome)
+                if outcome is None:  # every label undefined: SC101 says so
+                    continue
+                m = outcome.match
+                if m is not None and m.status in ("verified", "marks") and m.source:
+                    # Every found quote has its keys (accept keeps the reviews of those
+                    # the rules no longer flag); only departures need a review.
+                    outcome.keys = (digest(quote.text), digest(m.source))
+                if m is not None and m.status in ("verified", "marks") and m.edits:
+                    if reviews is None:
+                        reviews = review_file(ws)
+                    keys = (digest(quote.text), digest(m.source))
+                    outcome.review = "reviewed" if reviews.has(*keys) else "unreviewed"
+                    if outcome.review == "unreviewed":
+                        outcome.stale = reviews.stale_reason(*keys, doc.rel) or ""
+                out.append(outcome)
         return out
 
     return ws.derived("quote_outcomes", compute)
 
 
+def review_file(ws: Workspace) -> Reviews:
+    """The package's review file, read once per workspace."""
+    return ws.derived("reviews", lambda: load_reviews(ws.root, ws.config))
+
+
 def quotes(ws: Workspace) -> Iterator[Diagnostic]:
     """Unverifiable parts of sourced blockquotes (SC307), unsourced blockquotes in content files (SC304), every quote's verdict (SC301-SC303, SC305, SC306, SC310-SC312)."""
     for doc in ws.checked_documents():
+        for cr in doc.lone_cr:
+            yield Diagnostic.make(
+                "SC308",
+                doc.rel,
+                cr.line,
+                cr.column,
+                "lone carriage return: GitHub starts a new line here, so what follows may show as a quotation the check cannot see; end lines with \\n",
+                subject=subject_text(f"{cr.value}: {doc.file.line(cr.line) if cr.line <= doc.file.line_count else ''}"),
+            )
         for hidden in doc.unverifiable:
             yield Diagnostic.make(
                 "SC307",
@@ -121,11 +172,33 @@ def quotes(ws: Workspace) -> Iterator[Diagnostic]:
                     subject=f"{tag.value}: {doc.file.line(tag.line).strip() if tag.line <= doc.file.line_count else ''}",
                 )
     for outcome in quote_outcomes(ws):
+        if outcome.review == "reviewed":
+            continue  # every departure reviewed: the reviewer's warnings were seen
         finding = describe(outcome)
         if finding is not None and finding.code == "SC305" and outcome.definition is not None:
             finding = dataclasses.replace(finding, message=finding.message + _no_cache_link_cause(ws, outcome))
         if finding is not None:
             yield finding
+        if outcome.review == "unreviewed":
+            yield unreviewed(outcome)
+
+
+def unreviewed(o: QuoteOutcome) -> Diagnostic:
+    """SC313 for a quote found with departures from verbatim that no recorded review covers."""
+    m = o.match
+    assert m is not None and o.evidence is not None and o.keys is not None
+    what = "blockquote" if o.quote.block else "quote"
+    at = f"{o.evidence.rel} L{m.lines[0]}-{m.lines[1]}" if m.lines else o.evidence.rel
+    why = f"its review no longer applies ({o.stale})" if o.stale else "it is not reviewed"
+    edits = "; ".join(m.edits)
+    return Diagnostic.make(
+        "SC313",
+        o.doc.rel,
+        o.quote.line,
+        o.quote.column,
+        f"{what} departs from verbatim at {at} and {why}: {edits} (run: skillcite review)",
+        subject=subject_text(o.quote.text),
+    )
 
 
 def _blockquote_cause(o: QuoteOutcome) -> str:
@@ -237,4 +310,4 @@ def excerpt(text: str, width: int = 60) -> str:
     return repr(text if len(text) <= width else text[: width - 3] + "...")
 
 
-RULE = Rule("quotes", ("SC301", "SC302", "SC303", "SC304", "SC305", "SC306", "SC307", "SC310", "SC311", "SC312"), quotes)
+RULE = Rule("quotes", ("SC301", "SC302", "SC303", "SC304", "SC305", "SC306", "SC307", "SC308", "SC310", "SC311", "SC312", "SC313"), quotes)

@@ -1,0 +1,184 @@
+"""Sentences of normalized evidence text, and the words that change a sentence's force.
+
+Both serve the editorial model (docs/citations.md, "Verified"): a quote
+that cuts a sentence next to a word such as "not", "only" or "unless" is a
+departure from verbatim that a person must review, and the review is keyed
+by the whole sentence(s) the quote stands for.
+
+A sentence ends at ``.``, ``!`` or ``?`` followed by a space (or the end of
+the text) and then by anything but a lower-case letter, and at an omission
+mark ``[...]`` of the evidence. Not at an abbreviation (``e.g.``, ``et al.``,
+``Sec. 2``, ``Fig. 3``, an initial ``J.``), not at a source ellipsis
+(``is... not... helpful``), and not at ``:`` or ``;``, which join clauses of
+one sentence. Where in doubt, the sentence is taken longer: a longer
+sentence shows the reviewer more, and hides no word of it from the policy.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+# Words that change a sentence's force: negations, quantifiers, modals and
+# conditions, in English and the other languages the normalizer folds most
+# often (French, German, Spanish, Italian, Portuguese). Lower case, without
+# apostrophes; any "n't" form counts as a negation too.
+_FORCE_TEXT = """
+    not no non never without none nor neither nothing nobody nowhere cannot cant wont dont doesnt didnt isnt arent
+    wasnt werent shouldnt wouldnt couldnt mustnt neednt hasnt havent hadnt aint
+    only unless except excepting barely hardly scarcely seldom rarely few fewer little least
+    all every each always most many some sometimes often usually generally mostly any
+    must may might can could should would shall will need needs ought
+    if when whenever until provided assuming than but however although though
+    false untrue wrong incorrect myth myths misconception unlikely doubt doubtful whether supposedly allegedly
+    claim claims claimed believe believes believed seems seem seemed appears apparently perhaps maybe possibly
+    avoid anti mistake mistakes pitfall pitfalls bad
+    say says said think thinks thought hypothesized hypothesis expected assumed theory theoretically supposed
+    reportedly rumored ironically sarcastically jokingly instead rather stop quit overrated debunked disproven
+    ne pas jamais rien aucun aucune sans sauf seulement si peu
+    nicht nie niemals kein keine keinen keiner nur außer ausser wenn falls selten ohne
+    nunca nada ninguno ninguna sin solo sólo salvo excepto pocos pocas
+    non mai nessuno nessuna senza solo tranne
+    não nunca nenhum nenhuma sem apenas exceto
+"""
+FORCE_WORDS = frozenset(_FORCE_TEXT.split())
+_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
+_CANDIDATE = re.compile(r"[.!?]+(?=[\"'\u201d\u2019)\]]*(?:\s|$))|\[\.\.\.\]")
+_ABBREVIATION_TEXT = """
+    e.g i.e eg ie al etc cf vs viz sec secs fig figs eq eqs tab tabs ch chap app no nos vol vols pp p ref refs
+    approx resp dr mr mrs ms prof st jr sr inc ltd co corp dept est ed eds trans op ca min max avg
+"""
+_ABBREVIATIONS = frozenset(_ABBREVIATION_TEXT.split())
+
+
+def force_words(text: str) -> list[str]:
+    """The words of ``text`` that change a sentence's force, in order (``n't`` forms as written)."""
+    out = []
+    for w in _WORD.findall(text.lower()):
+        bare = w.replace("'", "").replace("\u2019", "")
+        if bare in FORCE_WORDS or w.endswith(("n't", "n\u2019t")):
+            out.append(w)
+    return out
+
+
+def sentence_ends(text: str, lo: int = 0, hi: int | None = None) -> Iterator[tuple[int, int]]:
+    """Spans of the sentence ends in ``text[lo:hi]`` (see the module), in order."""
+    hi = len(text) if hi is None else hi
+    for m in _CANDIDATE.finditer(text, lo, hi):
+        if m.group() == "[...]":
+            yield m.start(), m.end()
+            continue
+        run = m.group()
+        if run.count(".") >= 2 or "\u2026" in run:
+            continue  # a source ellipsis: "is... not... helpful"
+        if run == "." and _abbreviation(text, m.start()):
+            continue
+        nxt = _next_letter(text, m.end())
+        if nxt is not None and nxt.islower():
+            continue  # "e.g. the", "approx. five": the sentence goes on
+        yield m.start(), m.end()
+
+
+def _abbreviation(text: str, dot: int) -> bool:
+    """True when the full stop at ``dot`` ends an abbreviation or an initial."""
+    start = dot
+    while start > 0 and not text[start - 1].isspace() and text[start - 1] not in "([{\"'\u201c\u2018":
+        start -= 1
+    word = text[start:dot].lower()
+    if not word:
+        return False
+    if word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
+        return True
+    # "et al.": the word before "al"; "U.S.": dots inside the word.
+    return "." in word and all(part.isalpha() and len(part) <= 3 for part in word.split("."))
+
+
+def _next_letter(text: str, i: int) -> str | None:
+    """The first letter or digit after offset ``i`` (None at the end)."""
+    for ch in text[i : i + 40]:
+        if ch.isalnum():
+            return ch
+    return None
+
+
+def sentence_span(text: str, start: int, end: int, lo: int = 0, hi: int | None = None, reach: int = 2000) -> tuple[int, int]:
+    """``[start, end)`` widened to the whole sentence(s) of ``text[lo:hi]`` it lies in.
+
+    At most ``reach`` characters are added on each side, so a text without
+    sentence ends costs no more than that.
+    """
+    hi = len(text) if hi is None else hi
+    a = max(lo, start - reach)
+    begin = a
+    for _s, e in sentence_ends(text, a, start):
+        begin = e
+    stop = min(hi, end + reach)
+    finish = stop
+    # An end that the quote's last characters are part of ("... help." quoted as "help.").
+    for s, e in sentence_ends(text, max(lo, end - 1), stop):
+        if s >= end - 1 or e > end:
+            finish = e
+            break
+    while begin < start and text[begin].isspace():
+        begin += 1
+    return begin, max(finish, end)
+
+
+# Where a clause that a quote cuts ends: a semicolon, or a coordinating "and"
+# or "or" that opens a clause of its own. Not a comma, nor "but": they
+# attach the qualifications that change a claim's force ("helps, unless",
+# "helps but not always").
+_CLAUSE_STOP = re.compile(r";|\b(?:and|or|und|oder|et|ou)\b", re.IGNORECASE)
+
+
+def cut_context(text: str, start: int, end: int, lo: int = 0, hi: int | None = None) -> tuple[str, str]:
+    """The parts of the clauses around ``text[start:end]`` that a quote of that span leaves out.
+
+    ``(before, after)``: from the start of the clause the quote's first word
+    is in (within its sentence) to ``start``, and from ``end`` to the end of
+    the clause its last word is in (without the closing punctuation).
+    """
+    a, b = sentence_span(text, start, end, lo, hi)
+    before, after = text[a:start], text[end:b]
+    stops = list(_CLAUSE_STOP.finditer(before))
+    if stops:
+        before = before[stops[-1].end() :]
+    for stop in _CLAUSE_STOP.finditer(after):
+        # "..., or so they say", "... and that is wrong": a clause that
+        # refers back to the quote's words is about them, not a new one.
+        nxt = _WORD.match(after, len(after) - len(after[stop.end() :].lstrip()))
+        if nxt is None or nxt.group().lower() not in _BACK_REFERENCES:
+            after = after[: stop.start()]
+            break
+    return before, after.rstrip(".!?\"'\u201d\u2019) ")
+
+
+# Words that open a clause or a sentence about what was just said.
+_BACK_REFERENCES = frozenset({"that", "this", "which", "so", "these", "those", "such", "not", "no", "nor", "never"})
+
+
+def next_sentence(text: str, end: int, hi: int | None = None) -> str:
+    """The sentence after offset ``end`` when ``end`` closes one (else ""), at most 300 characters."""
+    hi = len(text) if hi is None else hi
+    rest = text[end : min(hi, end + 300)]
+    if rest[:1] not in ("", " ") and not rest[:1].isspace():
+        return ""
+    body = rest.lstrip()
+    stop = next(sentence_ends(body), None)
+    return body[: stop[1]] if stop else body
+
+
+# Words that deny what a back reference points at ("That is a myth.", "Not always.").
+_DENIAL_TEXT = (
+    "not no never none nor neither nothing nobody cannot false wrong untrue incorrect myth myths misconception "
+    "debunked disproven overrated mistake unlikely doubtful rarely seldom hardly"
+)
+_DENIALS = frozenset(_DENIAL_TEXT.split())
+
+
+def qualifies_previous(sentence: str) -> bool:
+    """True when ``sentence`` opens with a back reference and denies it ("That is a myth.", "Not always.")."""
+    first = _WORD.match(sentence.lstrip())
+    if first is None or first.group().lower() not in _BACK_REFERENCES:
+        return False
+    return any(w in _DENIALS or w.endswith(("n't", "n\u2019t")) for w in force_words(sentence) + _WORD.findall(sentence.lower()))
