@@ -32,6 +32,10 @@ CASES = [
     ("mixed marks", 'They wrote "Assume you have a bug\u201d[^s].', []),
     ("footnote before the quote", 'As the post[^s] puts it, "Assume you never have a bug".', ["SC302"]),
     ("footnote before the quote", 'As the post[^s] puts it, "Assume you have a bug".', []),
+    # a reference closing the sentence before cites nothing in the next one (an error message in quotes)
+    ("footnote closing the sentence before", 'They wrote "Assume you have a bug."[^s] Then look for "unspecified launch failure" in the log.', []),
+    ("footnote closing the sentence before", 'They wrote "Assume you have a bug".[^s] Then look for "unspecified launch failure" in the log.', []),
+    ("footnote closing the sentence before", 'They wrote "Assume you never have a bug."[^s] Then look for "unspecified launch failure" in the log.', ["SC302"]),
     ("parenthetical before the footnote", '"Assume you never have a bug" (p. 3).[^s]', ["SC302"]),
     ("parenthetical before the footnote", '"Assume you have a bug" (p. 3).[^s]', []),
     ("et al. before the footnote", '"Assume you never have a bug", as in Smith et al. 2019.[^s]', ["SC302"]),

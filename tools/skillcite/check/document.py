@@ -348,10 +348,13 @@ class _Builder:
         # A reference ends a sentence; so does closing punctuation followed
         # by a space or the end, unless a reference follows it directly.
         ends: list[tuple[int, int | None]] = [(offset, offset) for offset in at]
+        closing_refs: set[int] = set()  # references right after a sentence's end: they close it
         for s, e in sentence_ends(scan):  # abbreviations ("et al.", "Fig. 3") end no sentence
             closers = _CLOSERS.match(scan, e)
             stop = closers.end() if closers else e
-            if stop not in at and (stop == len(scan) or scan[stop].isspace()):
+            if stop in at:
+                closing_refs.add(stop)
+            elif stop == len(scan) or scan[stop].isspace():
                 ends.append((s, None))
         ends.sort(key=lambda e: (e[0], e[1] is None))
         end_starts = [e[0] for e in ends]
@@ -376,8 +379,10 @@ class _Builder:
                 elif n == len(ends) or ends[n][1] is None:
                     # No reference after it in its sentence: one before it
                     # in the same sentence cites it ("As the post[^s] puts it, "...").
+                    # A reference that closes the sentence before ("...bug."[^s] Then "...")
+                    # belongs to that sentence, not to this one.
                     k = bisect_left(end_starts, start) - 1
-                    while k >= 0 and ends[k][1] is not None:
+                    while k >= 0 and ends[k][1] is not None and ends[k][0] not in closing_refs:
                         cited.extend(at[ends[k][0]])
                         k -= 1
             if cited and body.strip():
