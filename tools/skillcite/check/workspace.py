@@ -91,6 +91,10 @@ class Workspace:
         resolve_cache_clear()  # folders may have changed since the last run in this process
         # One evidence folder or several (a sub-skill may keep its own).
         self.evidence_dirs = [resolve(root / folder) for folder in self.config.evidence_folders]
+        # Membership is a set lookup per parent folder: with many evidence folders
+        # (one per sub-skill or copy), comparing every folder with every parent
+        # of every link was the one superlinear term of a large check.
+        self._evidence_set = frozenset(self.evidence_dirs)
         self.overrides = overrides or {}
         self.use_cache = use_cache
         self.documents: dict[Path, Document] = {}  # every document loaded, by resolved path
@@ -113,7 +117,11 @@ class Workspace:
 
     def in_evidence_dir(self, resolved: Path) -> bool:
         """True when the resolved path is an evidence folder or inside one."""
-        return any(resolved == d or d in resolved.parents for d in self.evidence_dirs)
+        return resolved in self._evidence_set or self._under_evidence(resolved)
+
+    def _under_evidence(self, resolved: Path) -> bool:
+        """True when an evidence folder is a proper parent of the resolved path."""
+        return any(parent in self._evidence_set for parent in resolved.parents)
 
     # -- discovery -------------------------------------------------------
     def discover(self) -> list[Path]:
@@ -131,7 +139,7 @@ class Workspace:
             keep = []
             for d in sorted(dirnames):
                 rel = self.rel(base / d)
-                if resolve(base / d) in self.evidence_dirs or self.config.is_excluded(rel + "/x"):
+                if resolve(base / d) in self._evidence_set or self.config.is_excluded(rel + "/x"):
                     continue
                 if os.path.islink(base / d) and self._refused(base / d, rel):
                     continue  # os.walk would not descend it; install would copy it
@@ -264,7 +272,7 @@ class Workspace:
         if target.startswith("/") or _DRIVE.match(target):
             return None, "SC202"
         path = doc.path.parent / target
-        if not any(d in resolve(path).parents for d in self.evidence_dirs):
+        if not self._under_evidence(resolve(path)):
             return None, "SC202"
         if not is_file_or_unreadable(path):
             return None, "SC201"
