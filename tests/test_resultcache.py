@@ -299,3 +299,60 @@ def test_a_racy_file_is_verified_by_content_before_an_entry_is_served(pkg: Packa
     assert resultcache.still_same(recorded) is False
     assert resultcache.still_same("not a list") is False
     assert resultcache.still_same([]) is True
+
+
+# -- issue 23: what the snapshot leaves out, and a cold check without click ---------------
+def test_an_in_tree_venv_with_a_linked_folder_leaves_the_result_cacheable(pkg: Package, cache_dir: Path) -> None:
+    # A virtual environment inside the package has lib64 -> lib: walking it made every warm check a miss.
+    lib = pkg.root / ".venv" / "lib"
+    lib.mkdir(parents=True)
+    (lib / "site.json").write_text("{}\n")
+    (pkg.root / ".venv" / "lib64").symlink_to(lib, target_is_directory=True)
+    pkg.write("tools/m.py", "X = 1\n")
+    first = check(pkg.root, cache_dir)
+    assert first == fresh(pkg.root, cache_dir)
+    assert served(pkg.root, cache_dir)["status"] == 0
+    (lib / "site.json").write_text('{"changed": 1}\n')  # never read by the check
+    (pkg.root / "tools" / "__pycache__").mkdir()  # bytecode an in-tree install writes
+    (pkg.root / "tools" / "__pycache__" / "m.cpython-311.pyc").write_bytes(b"\0")
+    assert served(pkg.root, cache_dir)["status"] == 0
+
+
+def test_a_link_into_a_folder_left_out_is_verified_before_a_result_is_served(pkg: Package, cache_dir: Path) -> None:
+    # .github is hidden (never a document), but a link into it is probed and a Markdown target read.
+    pkg.write(".github/guide.md", "# Guide\n\n## Setup\n")
+    pkg.replace("SKILL.md", "[the notes](notes.md).", "[the notes](notes.md) and [setup](.github/guide.md#setup).")
+    assert check(pkg.root, cache_dir)[0] == 0
+    assert served(pkg.root, cache_dir)["status"] == 0
+    pkg.write(".github/guide.md", "# Guide\n\n## Install\n")  # the anchor is gone
+    assert served(pkg.root, cache_dir)["status"] is None
+    after = check(pkg.root, cache_dir)
+    assert after == fresh(pkg.root, cache_dir) and after[0] == 1
+    (pkg.root / ".github/guide.md").unlink()
+    assert served(pkg.root, cache_dir)["status"] is None
+    assert check(pkg.root, cache_dir) == fresh(pkg.root, cache_dir)
+
+
+def test_a_fresh_clone_with_the_cache_restored_is_served(pkg: Package, cache_dir: Path, tmp_path: Path) -> None:
+    # CI: the same commit checked out again (new inodes and times), the cache folder restored.
+    import shutil
+
+    first = check(pkg.root, cache_dir)
+    clone = tmp_path / "clone"
+    shutil.copytree(pkg.root, clone)  # new inodes, new times
+    shutil.rmtree(pkg.root)
+    clone.rename(pkg.root)
+    probe = served(pkg.root, cache_dir)
+    assert (probe["status"], probe["out"]) == (first[0], first[1])
+
+
+def test_a_cold_plain_check_runs_without_click_and_prints_what_click_prints(pkg: Package, cache_dir: Path) -> None:
+    pkg.write("extra.md", "# Extra\n\nA ref[^gone] and [a link](missing.md).\n\n[^unused]: never cited\n")
+    r = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "skillcite", "check", str(pkg.root), "--strict"],
+        capture_output=True, text=True, env=_env(cache_dir), check=False,
+    )
+    imported = {line.rsplit("|", 1)[-1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")}
+    assert "markdown_it" in imported and "click" not in imported  # a full check, and no click
+    assert (r.returncode, r.stdout) == fresh(pkg.root, cache_dir, "--strict")[:2]  # --no-cache goes through click
+    assert r.returncode == 1
