@@ -26,8 +26,14 @@ class FileStats:
 
 
 def collect(root: Path) -> list[FileStats]:
-    """Run the check and count per document, plus a ``total`` row."""
-    report = check(root)
+    """Run the check and count per document, plus a ``total`` row.
+
+    Parses come from the parse cache (:mod:`skillcite.check.cache`) unless it
+    is turned off: the counts are the same either way.
+    """
+    from .cache import enabled
+
+    report = check(root, cache=enabled())
     rows = []
     for doc in report.documents:
         outcomes = [o for o in report.outcomes if o.doc is doc]
