@@ -356,3 +356,24 @@ def test_a_cold_plain_check_runs_without_click_and_prints_what_click_prints(pkg:
     assert "markdown_it" in imported and "click" not in imported  # a full check, and no click
     assert (r.returncode, r.stdout) == fresh(pkg.root, cache_dir, "--strict")[:2]  # --no-cache goes through click
     assert r.returncode == 1
+
+
+@pytest.mark.parametrize("edit", ["a document's byte", "an evidence file's byte", "a document added", "pyproject.toml"])
+def test_a_restored_cache_after_edits_gives_the_findings_of_a_cold_run(pkg: Package, cache_dir: Path, tmp_path: Path, edit: str) -> None:
+    # The documented CI workflow: the cache of an earlier run (restore-keys) restored on a
+    # fresh runner, the tree a later commit's. Parses of unchanged files are reused; the
+    # findings must be those of a check with no cache at all.
+    import shutil
+
+    pkg.write("extra.md", "# Extra\n\nA ref[^gone].\n")
+    check(pkg.root, cache_dir)
+    restored = tmp_path / "restored"
+    shutil.copytree(cache_dir, restored)
+    clone = tmp_path / "clone"
+    shutil.copytree(pkg.root, clone)
+    edited = Package(clone)
+    EDITS[edit](edited)
+    cold = fresh(clone, tmp_path / "unused")
+    assert check(clone, restored) == cold
+    assert check(clone, restored) == cold  # and served from the entry the first run stored
+    assert served(clone, restored)["status"] == cold[0]
