@@ -377,3 +377,18 @@ def test_a_restored_cache_after_edits_gives_the_findings_of_a_cold_run(pkg: Pack
     assert check(clone, restored) == cold
     assert check(clone, restored) == cold  # and served from the entry the first run stored
     assert served(clone, restored)["status"] == cold[0]
+
+
+def test_a_folder_a_plugin_manifest_names_is_walked_even_when_hidden(pkg: Package, cache_dir: Path) -> None:
+    # The manifest's components may lie in a folder discovery excludes: the snapshot walks it.
+    pkg.write(".claude-plugin/plugin.json", '{"name": "pkg", "skills": ["./", "./.extra/a"]}\n')
+    pkg.write(".extra/a/SKILL.md", "---\nname: a\ndescription: A hidden component.\n---\n")
+    pkg.write(".venv/lib/x.json", "{}\n")
+    first = check(pkg.root, cache_dir)
+    assert first == fresh(pkg.root, cache_dir)
+    assert served(pkg.root, cache_dir)["status"] == first[0]
+    (pkg.root / ".extra/a/SKILL.md").rename(pkg.root / ".extra/a/README.md")
+    assert served(pkg.root, cache_dir)["status"] is None
+    after = check(pkg.root, cache_dir)
+    assert after == fresh(pkg.root, cache_dir) and after != first
+    assert "SC704" in after[1]

@@ -19,8 +19,8 @@ of them, computed *before* the check reads anything:
   ``__pycache__`` (an in-tree install writes its bytecode on first run), and
   the folders its configuration excludes from discovery (hidden folders such
   as ``.venv``, ``node_modules``, ``venv``, ``build``, ``dist``, ``exclude``)
-  unless an evidence folder lies inside one, or the package has a plugin
-  manifest (``.claude-plugin/``, whose components may be anywhere). A link
+  unless an evidence folder, ``.claude-plugin`` or a folder a plugin manifest
+  names lies inside one (see :func:`skip_rules`). A link
   of a document into a folder left out is recorded with the entry, as the
   content of its target, and verified on a hit (see :func:`covered`).
 
@@ -66,7 +66,7 @@ if TYPE_CHECKING:  # imported on use: a warm check loads neither configuration n
 FORMAT = "skillcite-result-3"  # 3: content keys, excluded folders left out
 VCS_FOLDERS = frozenset({".git", ".hg", ".svn"})  # never read by the check, and busy
 NEVER_READ = frozenset({*VCS_FOLDERS, "__pycache__"})  # left out of every snapshot
-PLUGIN_FOLDER = ".claude-plugin"  # its manifests may name components anywhere: nothing is left out
+PLUGIN_FOLDER = ".claude-plugin"  # its manifests may name components anywhere: the folders they name are walked
 # Files the check may read as text (Markdown under any of its names,
 # configuration, manifests): their content is hashed, not only their times.
 READ_SUFFIXES = (".md", ".markdown", ".mdx", ".toml", ".json", ".yaml", ".yml")
@@ -114,19 +114,50 @@ def snapshot(root: Path, config: Config, now: float | None = None) -> Tree:
 
 
 def skip_rules(root: Path, config: Config) -> list[str]:
-    """What :func:`snapshot_of` may leave out for ``config``: its exclusion globs, then ``"!"`` and each in-root evidence folder.
+    """What :func:`snapshot_of` may leave out for ``config``: its exclusion globs, then ``"!"`` and the folders to walk anyway.
 
-    Empty (leave nothing out) when the package has a plugin manifest folder.
-    Plain data, so that the entry point's warm path can keep it without
-    reading the configuration.
+    Walked anyway: each evidence folder inside the root, ``.claude-plugin``,
+    and the top folder of every path a plugin manifest names (its components
+    may lie in a folder discovery excludes). Empty (leave nothing out) when
+    a manifest cannot be read as JSON. Plain data, so that the entry point's
+    warm path can keep it without reading the configuration.
     """
-    if os.path.lexists(os.path.join(root, PLUGIN_FOLDER)):
-        return []
     from ..core.config import DEFAULT_EXCLUDE
 
     top = os.path.abspath(root)
-    inside = [os.path.relpath(os.path.abspath(os.path.join(root, f)), top).replace(os.sep, "/") for f in config.evidence_folders]
-    return [*DEFAULT_EXCLUDE, *config.exclude, "!", *(f for f in inside if not f.startswith(".."))]
+    keep = [os.path.relpath(os.path.abspath(os.path.join(root, f)), top).replace(os.sep, "/") for f in config.evidence_folders]
+    named = _manifest_tops(os.path.join(root, PLUGIN_FOLDER))
+    if named is None:
+        return []
+    return [*DEFAULT_EXCLUDE, *config.exclude, "!", *sorted({*(f for f in keep if not f.startswith("..")), *named})]
+
+
+def _manifest_tops(folder: str) -> set[str] | None:
+    """The top folders of the relative paths named in the plugin manifests in ``folder`` (and the folder); None when one is unreadable."""
+    if not os.path.lexists(folder):
+        return set()
+    tops = {PLUGIN_FOLDER}
+    for name in ("plugin.json", "marketplace.json"):
+        path = os.path.join(folder, name)
+        if not os.path.lexists(path):
+            continue
+        try:
+            with open(path, encoding="utf-8") as fh:
+                data = json.load(fh)
+        except (OSError, ValueError):
+            return None
+        stack: list[Any] = [data]
+        while stack:
+            value = stack.pop()
+            if isinstance(value, dict):
+                stack.extend(value.values())
+            elif isinstance(value, list):
+                stack.extend(value)
+            elif isinstance(value, str) and "://" not in value and ("/" in value or "\\" in value):
+                parts = [p for p in value.replace("\\", "/").split("/") if p not in ("", ".")]
+                if parts and parts[0] != "..":
+                    tops.add(parts[0])
+    return tops
 
 
 class _Skip:
@@ -142,11 +173,11 @@ class _Skip:
         """True when the folder at the absolute ``path`` (under the top) is left out."""
         if not self.globs:
             return False
-        from ..core.config import glob_match
+        from ..core.globs import glob_match
 
         rel = os.path.relpath(path, self.top).replace(os.sep, "/")
-        if any(f == rel or f.startswith(rel + "/") or f == "." for f in self.keep):
-            return False  # an evidence folder is, or lies, inside
+        if any(f in (rel, ".") or f.startswith(rel + "/") or rel.startswith(f + "/") for f in self.keep):
+            return False  # a folder to walk is, holds or lies around this one
         return any(glob_match(rel + "/x", g) for g in self.globs)
 
     def covers(self, path: str) -> bool:
@@ -318,8 +349,6 @@ def cached_output(root: Path, options: dict[str, Any]) -> tuple[str, int] | None
         return None
     if baseline is not None and not isinstance(baseline, str):
         return None
-    if bool(rules) == os.path.lexists(os.path.join(root, PLUGIN_FOLDER)):
-        return None  # a plugin manifest came or went: the rules stored no longer apply
     try:
         tree = snapshot_of(root, outside, None, rules)
     except (Uncacheable, OSError, RecursionError):

@@ -5,10 +5,10 @@ from __future__ import annotations
 import ast
 import tomllib
 from dataclasses import dataclass, field, fields
-from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from .globs import glob_match
 from .textio import InputError
 
 # Hidden folders at any depth (.git, .venv, an agent install such as
@@ -123,17 +123,6 @@ def sub_skill_folders(root: Path, config: Config) -> list[str]:
     except OSError as exc:
         raise InputError(f"{root}: cannot list ({exc.strerror or exc})") from None
     return [p.name for p in folders if not p.name.startswith(".") and not config.is_excluded(f"{p.name}/SKILL.md")]
-
-
-def glob_match(rel: str, pattern: str) -> bool:
-    """Glob match where ``**/`` may also match nothing (``**/*.md`` ~ ``a.md``)."""
-    if fnmatch(rel, pattern):
-        return True
-    while pattern.startswith("**/"):
-        pattern = pattern[3:]
-        if fnmatch(rel, pattern):
-            return True
-    return False
 
 
 @dataclass(frozen=True, slots=True)
