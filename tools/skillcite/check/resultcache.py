@@ -428,7 +428,7 @@ def check_summary(root: Path, config: Config, use_cache: bool) -> tuple[Summary,
     from .summary import Summary
 
     if not use_cache:
-        return Summary.of(run.check(root, config)), None
+        return Summary.of(run.check(root, config, cache=False)), None
     started = time.time()
     tree = lookup_tree(root, config, started)
     name = None if tree is None else key(root, config, tree)

@@ -31,9 +31,7 @@ def collect(root: Path) -> list[FileStats]:
     Parses come from the parse cache (:mod:`skillcite.check.cache`) unless it
     is turned off: the counts are the same either way.
     """
-    from .cache import enabled
-
-    report = check(root, cache=enabled())
+    report = check(root)
     rows = []
     for doc in report.documents:
         outcomes = [o for o in report.outcomes if o.doc is doc]

@@ -223,12 +223,14 @@ class Workspace:
         return doc
 
     def _parse(self, key: Path, path: Path, file: TextFile) -> Document:
-        """Parse, or reuse a cached parse of the same bytes at the same place."""
+        """Parse, or reuse a cached parse of the same bytes (anywhere: a parse depends on the text alone)."""
         if not self.use_cache or key in self.overrides:
             return parse_document(path, self.rel(path), file)
         from . import cache
 
-        name = cache.key("doc", str(key), file.text)
+        # Keyed by content only: the copy install checks, a second clone and a
+        # CI runner's checkout reuse the parse of the same text.
+        name = cache.key("doc", file.text)
         cached = cache.load(name)
         if isinstance(cached, dict):
             try:
