@@ -168,6 +168,7 @@ class _Skip:
         cut = rules.index("!") if "!" in rules else len(rules)
         self.globs = rules[:cut]
         self.keep = [f.rstrip("/") for f in rules[cut + 1 :]]
+        self._walked: dict[str, bool] = {}  # folder -> whether the snapshot walked it
 
     def folder(self, path: str) -> bool:
         """True when the folder at the absolute ``path`` (under the top) is left out."""
@@ -182,9 +183,17 @@ class _Skip:
 
     def covers(self, path: str) -> bool:
         """True when the snapshot walked the folder holding the absolute ``path`` (under the top)."""
-        rel = os.path.relpath(os.path.dirname(path), self.top)
-        parts = [] if rel == "." else rel.split(os.sep)
-        return not any(parts[n - 1] in NEVER_READ or self.folder(os.path.join(self.top, *parts[:n])) for n in range(1, len(parts) + 1))
+        return self._was_walked(os.path.dirname(path))
+
+    def _was_walked(self, folder: str) -> bool:
+        found = self._walked.get(folder)
+        if found is None:
+            if folder == self.top or not _inside(folder, self.top):
+                found = True  # the top, or (never asked) a folder outside it
+            else:
+                found = self._was_walked(os.path.dirname(folder)) and os.path.basename(folder) not in NEVER_READ and not self.folder(folder)
+            self._walked[folder] = found
+        return found
 
 
 def outside_folders(root: Path, config: Config) -> list[str]:
