@@ -25,7 +25,9 @@ It prints numbers and asserts nothing. What it measures, and how:
   lines never quoted; quotes of one to several lines, from lists, tables and
   paragraphs). ``copies``: N copies of this repository's documents and
   evidence, each copy with its own evidence folder (the growth to 100x with
-  many evidence folders), so 100x is 100 times this repository's real work.
+  many evidence folders), so 100x is 100 times this repository's real work;
+  each copy's files end with a line naming the copy, so that no parse is
+  shared through the cache (parses are keyed by text).
 * **Before and after.** ``--tools DIR`` measures the skillcite in ``DIR``
   (``git archive COMMIT tools | tar -x -C /tmp/old``) on the same corpora.
 * **The anchor** is ``bench/range_audit.py``, this project's own stand-in for
@@ -267,14 +269,28 @@ def copies(root: Path, n: int) -> None:
     sys.path.insert(0, str(TOOLS))
     from skillcite.core.config import load_config
 
+    from skillcite.repair.lock import relock_text
+
     config = load_config(REPO)
     docs = repo_documents()
+    evidence = sorted((REPO / "docs/evidence").rglob("*"))
     for k in range(n):
+        # Every file's text differs from copy to copy (a last line naming the
+        # copy; evidence relocked), so no parse or normalization is shared: 100x
+        # is 100 times the work, as 100 different repositories would be.
         top = root / f"c{k}"
-        shutil.copytree(REPO / "docs/evidence", top / "docs/evidence")
+        for path in evidence:
+            target = top / "docs/evidence" / path.relative_to(REPO / "docs/evidence")
+            if path.is_dir():
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if path.suffix == ".md" and path.name != "README.md":
+                target.write_text(relock_text(path.read_text(encoding="utf-8") + f"\nCopy {k}.\n")[0], encoding="utf-8")
+            else:
+                shutil.copyfile(path, target)
         for rel in docs:
             (top / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(REPO / rel, top / rel)
+            (top / rel).write_text((REPO / rel).read_text(encoding="utf-8") + f"\n<!-- copy {k} -->\n", encoding="utf-8")
     glob = lambda items: "[" + ", ".join(f'"c*/{g}"' for g in items) + "]"  # noqa: E731
     evidence = "[" + ", ".join(f'"c{k}/docs/evidence"' for k in range(n)) + "]"
     (root / "pyproject.toml").write_text(
@@ -434,7 +450,7 @@ def memory(pads: list[int]) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--corpora", nargs="+", default=["repo", "real"], choices=["repo", "real"])
+    ap.add_argument("--corpora", nargs="*", default=["repo", "real"], choices=["repo", "real"])
     ap.add_argument("--rounds", type=int, default=7, help="pairs per corpus and mode")
     ap.add_argument("--scales", type=int, nargs="*", default=[1, 10, 100], help="copies of this repository for the growth run")
     ap.add_argument("--pads", type=int, nargs="*", default=[1, 4], help="unquoted-evidence multipliers for the memory run")
