@@ -1,14 +1,38 @@
-"""Benchmark ``skillcite check``: scale, fuzzy relocation, big files, imports.
+"""Benchmark ``skillcite check`` against a range-only audit: CPU and wall time, pair by pair.
 
 Run from the repository root::
 
-    python bench/check_speed.py            # 1x, 10x, 100x
-    python bench/check_speed.py --scales 1 10
+    python bench/check_speed.py                       # every corpus, growth to 100x
+    python bench/check_speed.py --scales 1 10 --rounds 5
+    python bench/check_speed.py --corpora repo real --audit "python other/audit.py {root}"
+    python bench/check_speed.py --extras              # also fuzzy, hostile and big-file timings
 
-It prints numbers and asserts nothing: the targets are in the issue and the
-results go into the closing note. Synthetic packages are generated under a
-temporary folder with the repository's own shape (documents, quotes per
-document, evidence files and their size), measured first.
+It prints numbers and asserts nothing. What it measures, and how:
+
+* **Each run is one child process**, timed with ``os.wait4``: its own user +
+  system CPU time, its wall time and its own peak RSS (not
+  ``RUSAGE_CHILDREN``, whose ``ru_maxrss`` is the largest of all children so far).
+* **Pairs, alternating.** Each round runs the audit and a check back to back
+  (the order swapped every round), and the ratio is taken within the pair;
+  the report gives min / median / max of the ratios, for CPU and for wall
+  time. On a loaded machine CPU time is the figure to trust.
+* **Cold** is a first check on a fresh runner: an empty cache folder, so it
+  pays for writing the parse and result caches. **Warm** is the same command
+  again with the cache kept. Skillcite's bytecode is compiled (as after
+  ``pip install``).
+* **Corpora.** ``repo``: this repository. ``real``: a corpus shaped like a
+  real public skill repository (about 70 evidence files of mixed size, most
+  lines never quoted; quotes of one to several lines, from lists, tables and
+  paragraphs). ``copies``: N copies of this repository's documents and
+  evidence, each copy with its own evidence folder (the growth to 100x with
+  many evidence folders), so 100x is 100 times this repository's real work;
+  each copy's files end with a line naming the copy, so that no parse is
+  shared through the cache (parses are keyed by text).
+* **Before and after.** ``--tools DIR`` measures the skillcite in ``DIR``
+  (``git archive COMMIT tools | tar -x -C /tmp/old``) on the same corpora.
+* **The anchor** is ``bench/range_audit.py``, this project's own stand-in for
+  the range-only audits skill repositories run; pass a real one with
+  ``--audit "COMMAND {root}"`` to measure against it instead.
 """
 
 from __future__ import annotations
@@ -17,14 +41,18 @@ import argparse
 import hashlib
 import os
 import random
-import resource
+import shlex
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+TOOLS = REPO / "tools"  # the skillcite measured; --tools names another (an earlier commit's, for before/after)
 WORDS = (
     "loss gradient batch seed learning rate model data label noise overfit "
     "validation train step warmup clip norm layer weight bias update signal "
@@ -32,154 +60,247 @@ WORDS = (
 ).split()
 
 
-def repo_shape() -> dict[str, int]:
-    """Documents, quotes and evidence bytes of the real repository."""
-    sys.path.insert(0, str(REPO / "tools"))
-    from skillcite.check import check
-
-    report = check(REPO)
-    ev_bytes = sum(len(e.file.text) for e in report.evidence.values() if e.file)
-    return {
-        "docs": len(report.documents),
-        "quotes": len(report.outcomes),
-        "sources": len(report.evidence),
-        "evidence_bytes": ev_bytes,
-    }
-
-
 def sentence(rng: random.Random, n: int = 14) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(n)).capitalize() + "."
 
 
-def generate(root: Path, shape: dict[str, int], scale: int, seed: int = 0) -> None:
-    """Write a package ``scale`` times the repository's size under ``root``."""
-    sys.path.insert(0, str(REPO / "tools"))
+def _marked_line(rng: random.Random, n: int) -> tuple[str, str]:
+    """One line of evidence prose and its plain words: some words emphasised, in code or linked."""
+    raw, plain = [], []
+    for _ in range(n):
+        w = rng.choice(WORDS)
+        plain.append(w)
+        roll = rng.random()
+        raw.append(f"*{w}*" if roll < 0.04 else f"`{w}`" if roll < 0.06 else f"[{w}](https://example.org/{w})" if roll < 0.08 else w)
+    return " ".join(raw), " ".join(plain)
+
+
+def _evidence_body(rng: random.Random, chars: int) -> tuple[list[str], list[tuple[int, int, str]]]:
+    """Markdown of about ``chars`` characters, and the passages a quote may take: ``(first line, last line, plain text)`` (0-based)."""
+    lines: list[str] = []
+    passages: list[tuple[int, int, str]] = []
+    size = 0
+    while size < chars:
+        kind = rng.random()
+        start = len(lines)
+        if kind < 0.08:
+            lines += [f"## {sentence(rng, 4)[:-1]}", ""]
+        elif kind < 0.25:
+            for _ in range(rng.randint(3, 7)):
+                raw, plain = _marked_line(rng, rng.randint(6, 14))
+                passages.append((len(lines), len(lines), plain))
+                lines.append(f"- {raw}")
+            lines.append("")
+        elif kind < 0.32:
+            lines += ["| step | value | note |", "|---|---|---|"]
+            lines += [f"| {rng.choice(WORDS)} | {rng.randint(1, 999)} | {sentence(rng, 5)} |" for _ in range(rng.randint(3, 8))]
+            lines.append("")
+        elif kind < 0.40:
+            lines += ["```python", *(f"x_{i} = model({rng.choice(WORDS)}, lr={rng.random():.3g})" for i in range(rng.randint(3, 12))), "```", ""]
+        else:
+            para = [_marked_line(rng, rng.randint(10, 16)) for _ in range(rng.randint(2, 6))]
+            for k in range(len(para)):
+                span = rng.randint(1, min(3, len(para) - k))
+                passages.append((start + k, start + k + span - 1, " ".join(p[1] for p in para[k : k + span])))
+            lines += [p[0] for p in para] + [""]
+        size += sum(len(x) + 1 for x in lines[start:])
+    return lines, passages
+
+
+def real_shaped(root: Path, seed: int = 0, pad: int = 1, sources: int = 70) -> dict[str, int]:
+    """A package shaped like a real public skill repository, written under ``root``; its counts.
+
+    ``sources`` evidence files of mixed size (log-normal, 1.5 KB to 200 KB;
+    ``pad`` times as many unquoted lines, for the memory measurement), one
+    to five quotes each, of one to three lines (blockquotes, inline quotes,
+    list items); the cited lines are about 2% of the evidence. Laid out as
+    the Agent Skills format with no configuration: ``SKILL.md``,
+    ``references/``, and a sub-skill ``sub/`` keeping ten of the sources in
+    its own ``sub/docs/evidence``.
+    """
+    sys.path.insert(0, str(TOOLS))
     from skillcite.repair.lock import relock_text
 
     rng = random.Random(seed)
-    (root / "docs/evidence").mkdir(parents=True)
-    (root / "pyproject.toml").write_text('[tool.skillcite]\nevidence = "docs/evidence"\n')
-    n_sources = shape["sources"] * scale
-    lines_per_source = max(20, shape["evidence_bytes"] // max(shape["sources"], 1) // 100)
-    passages: list[tuple[str, int, str]] = []
-    for s in range(n_sources):
-        body_lines = [sentence(rng) for _ in range(lines_per_source)]
-        body = "\n".join(body_lines) + "\n"
-        digest = hashlib.sha256(body.encode()).hexdigest()
+    cites: list[tuple[str, str, int, int, str]] = []  # (owner, evidence rel to owner, first, last, text)
+    ev_chars = cited_chars = 0
+    for s in range(sources):
+        owner = "sub" if s >= sources - 10 else ""
+        size = int(min(200_000, max(1_500, rng.lognormvariate(9.6, 1.0)))) * pad
+        body, passages = _evidence_body(rng, size)
         front = (
             f"---\nsource: https://example.org/{s}\ntitle: Source {s}\nauthor: A\nretrieved: 2026-11-22\n"
-            f"kind: excerpt\nlicense: CC BY 4.0\nsha256: {digest}\n---\n"
+            f"kind: excerpt\nlicense: CC BY 4.0\nsha256: 0\n---\n"
         )
-        (root / f"docs/evidence/s{s}.md").write_text(relock_text(front + body)[0])  # the lock covers the whole file
+        folder = root / owner / "docs/evidence"
+        folder.mkdir(parents=True, exist_ok=True)
+        text = relock_text(front + "\n".join(body) + "\n")[0]
+        (folder / f"s{s}.md").write_text(text)
+        ev_chars += len(text)
         offset = front.count("\n")
-        for k in rng.sample(range(lines_per_source), k=min(6, lines_per_source)):
-            passages.append((f"s{s}", offset + k + 1, body_lines[k]))
-    n_docs = shape["docs"] * scale
-    per_doc = max(1, shape["quotes"] * scale // n_docs)
-    rng.shuffle(passages)
-    cursor = 0
-    for d in range(n_docs):
-        out = [f"# Document {d}\n"]
-        defs = []
-        for q in range(per_doc):
-            src, line, text = passages[cursor % len(passages)]
-            cursor += 1
-            out.append(f"> {text}[^q{q}]\n\nOur own words about it.\n")
-            defs.append(f"[^q{q}]: A. ([cache](../docs/evidence/{src}.md): L{line})")
-        folder = root / f"d{d // 50}"
-        folder.mkdir(exist_ok=True)
-        (folder / f"doc{d}.md").write_text("\n".join(out) + "\n" + "\n".join(defs) + "\n")
-    # Cite every source at least once so nothing is reported uncited.
-    cited = {p[0] for p in passages[:cursor]}
-    rest = [p for p in passages if p[0] not in cited]
-    seen: set[str] = set()
-    lines = ["# Index\n"]
-    defs = []
-    for i, (src, line, text) in enumerate(rest):
-        if src in seen:
-            continue
-        seen.add(src)
-        lines.append(f"> {text}[^i{i}]\n")
-        defs.append(f"[^i{i}]: A. ([cache](docs/evidence/{src}.md): L{line})")
-    (root / "index.md").write_text("\n".join(lines) + "\n" + "\n".join(defs) + "\n")
+        for first, last, plain in rng.sample(passages, k=min(len(passages), rng.randint(1, 5))):
+            cites.append((owner, f"docs/evidence/s{s}.md", offset + first + 1, offset + last + 1, plain))
+            cited_chars += sum(len(x) + 1 for x in body[first : last + 1])
+    rng.shuffle(cites)
+    docs = {"": ["SKILL.md", *(f"references/r{i}.md" for i in range(12))], "sub": ["SKILL.md", "references/r0.md"]}
+    for owner, names in docs.items():
+        mine = [c for c in cites if c[0] == owner]
+        for i, name in enumerate(names):
+            path = root / owner / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            up = "../" * name.count("/")
+            out = [f"---\nname: {owner or 'pkg'}\ndescription: A skill for a benchmark.\n---\n" if name == "SKILL.md" else "", f"# {name}\n"]
+            defs = []
+            for q, (_, ev, first, last, plain) in enumerate(mine[i :: len(names)]):
+                out.append(f"{sentence(rng, 20)} {sentence(rng, 12)}\n")
+                if rng.random() < 0.3:
+                    out.append(f"- {sentence(rng, 8)}\n- {sentence(rng, 6)}\n")
+                if rng.random() < 0.15:
+                    out.append(f"```sh\nrun --seed {q}\n```\n")
+                if rng.random() < 0.5:
+                    out.append(f"> {plain}[^q{q}]\n")
+                else:
+                    words = plain.split()
+                    out.append(f"It says \"{' '.join(words[: max(3, len(words) // 2)])}\"[^q{q}] and more.\n")
+                anchor = f"L{first}" if first == last else f"L{first}-{last}"
+                defs.append(f"[^q{q}]: A, \"Source\" — https://example.org/x ([cache]({up}{ev}): {anchor})")
+            path.write_text("\n".join(out) + "\n" + "\n".join(defs) + "\n")
+    return {"evidence files": sources, "evidence chars": ev_chars, "cited chars": cited_chars, "quotes": len(cites)}
 
 
-def run_check(root: Path, *extra: str) -> tuple[float, int, str]:
-    """Wall seconds, peak RSS (KB) and summary line of one check process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "skillcite", "check", str(root), *extra], capture_output=True, text=True)
-    wall = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return wall, max(peak, before), proc.stdout.strip().splitlines()[-1]
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One child process: CPU seconds (user + system), wall seconds, its own peak RSS (MB), exit status, output."""
+
+    cpu: float
+    wall: float
+    rss_mb: float
+    status: int
+    out: str
 
 
-def _seconds(cmd: list[str], env: dict[str, str] | None = None) -> float:
-    start = time.perf_counter()
-    subprocess.run(cmd, capture_output=True, check=False, env=env)
-    return time.perf_counter() - start
+def measure(cmd: list[str], env: dict[str, str] | None = None) -> Run:
+    """Run ``cmd`` and read its own resource use with ``os.wait4`` (never another child's)."""
+    with tempfile.TemporaryFile() as out:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        text = out.read().decode("utf-8", "replace")
+    # ru_maxrss is in KB on Linux (bytes on macOS).
+    rss = usage.ru_maxrss / (1024 * 1024 if sys.platform == "darwin" else 1024)
+    return Run(usage.ru_utime + usage.ru_stime, wall, rss, proc.returncode, text)
 
 
-def bytecode_env(cached: bool) -> dict[str, str]:
-    """The environment for a measured command, with or without Python's bytecode cache.
+def check_cmd(root: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "skillcite", "check", str(root), *extra]
 
-    An installed skillcite runs from compiled bytecode (pip compiles it at
-    install; an editable install writes it on first import); with
-    ``PYTHONDONTWRITEBYTECODE=1`` every run compiles every module it imports
-    from source, which costs a warm check more than all its own work.
-    """
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    if not cached:
-        env["PYTHONDONTWRITEBYTECODE"] = "1"
+
+def audit_cmd(root: Path, template: str | None) -> list[str]:
+    if template:
+        return [part.replace("{root}", str(root)) for part in shlex.split(template)]
+    return [sys.executable, str(REPO / "bench" / "range_audit.py"), str(root)]
+
+
+def cache_env(folder: Path) -> dict[str, str]:
+    """The environment of a measured check: its own cache folder, bytecode as installed."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "SKILLCITE_NO_CACHE")}
+    env["SKILLCITE_CACHE_DIR"] = str(folder)
     return env
 
 
-def drop_bytecode() -> None:
-    """Delete the compiled bytecode of the skillcite this benchmark runs, when it is this repository's."""
-    import shutil
-
-    sys.path.insert(0, str(REPO / "tools"))
-    import skillcite
-
-    package = Path(skillcite.__file__).resolve().parent
-    if REPO.resolve() in package.parents:
-        for folder in package.rglob("__pycache__"):
-            shutil.rmtree(folder, ignore_errors=True)
+def spread(values: list[float]) -> str:
+    """``min / median / max`` of ratios."""
+    return f"{min(values):.2f} / {statistics.median(values):.2f} / {max(values):.2f}"
 
 
-def range_audit_ratios(root: Path, rounds: int = 5, cached_bytecode: bool = True) -> dict[str, float]:
-    """Median seconds of the range-only audit, a warm and a cold check, and markdown-it-py alone, measured alternately.
+def pairs(root: Path, rounds: int, audit: str | None = None) -> dict[str, list[tuple[Run, Run]]]:
+    """``{"cold": [(audit, check), ...], "warm": [...]}``: each check paired with an audit run next to it.
 
-    Alternating them in each round spreads the machine's load over all of
-    them alike; the check's caches (results, parses, and bytecode when
-    ``cached_bytecode``) are filled before the first round. Without
-    ``cached_bytecode``, skillcite's bytecode is deleted first and never
-    written, so every run compiles the modules it imports (the standard
-    library keeps its compiled files, as in any installation). ``parse`` is
-    ``bench/parse_floor.py``: markdown-it-py parsing every Markdown file and
-    nothing else, the least any check that parses its inputs can cost.
+    Cold: a new, empty cache folder for every run (the first check on a
+    fresh runner, cache writes included). Warm: the cold run's folder, run
+    again. Each round alternates which of the pair goes first.
     """
-    env = bytecode_env(cached_bytecode)
-    if not cached_bytecode:
-        drop_bytecode()
-    commands = {
-        "audit": [sys.executable, str(REPO / "bench" / "range_audit.py"), str(root)],
-        "warm": [sys.executable, "-m", "skillcite", "check", str(root)],
-        "cold": [sys.executable, "-m", "skillcite", "check", str(root), "--no-cache"],
-        "parse": [sys.executable, str(REPO / "bench" / "parse_floor.py"), str(root)],
-    }
-    for name in ("cold", "warm", "parse"):
-        subprocess.run(commands[name], capture_output=True, check=False, env=env)
-    times: dict[str, list[float]] = {name: [] for name in commands}
-    for _ in range(rounds):
-        for name, cmd in commands.items():
-            times[name].append(_seconds(cmd, env))
-    return {name: sorted(values)[rounds // 2] for name, values in times.items()}
+    out: dict[str, list[tuple[Run, Run]]] = {"cold": [], "warm": []}
+    acmd = audit_cmd(root, audit)
+    measure(acmd)  # the audit's files in the page cache, as the check's are below
+    with tempfile.TemporaryDirectory() as tmp:
+        measure(check_cmd(root), cache_env(Path(tmp) / "prime"))
+        for r in range(rounds):
+            folder = Path(tmp) / f"c{r}"
+            for mode in ("cold", "warm"):
+                first_audit = (r + (mode == "warm")) % 2 == 0
+                a = measure(acmd) if first_audit else None
+                c = measure(check_cmd(root), cache_env(folder))
+                if a is None:
+                    a = measure(acmd)
+                out[mode].append((a, c))
+    return out
+
+
+def report_pairs(label: str, found: dict[str, list[tuple[Run, Run]]]) -> None:
+    for mode, runs in found.items():
+        cpu = [c.cpu / a.cpu for a, c in runs]
+        wall = [c.wall / a.wall for a, c in runs]
+        med = lambda xs: statistics.median(xs)  # noqa: E731
+        print(
+            f"{label} {mode}: check {med([c.cpu for _, c in runs]):.3f} s CPU, {med([c.wall for _, c in runs]):.3f} s wall, "
+            f"peak RSS {med([c.rss_mb for _, c in runs]):.0f} MB; audit {med([a.cpu for a, _ in runs]):.3f} s CPU | "
+            f"ratio to the audit, min/median/max of {len(runs)} pairs: CPU {spread(cpu)}, wall {spread(wall)}"
+        )
+    last = found["cold"][-1][1].out.strip().splitlines()
+    print(f"  {last[-1] if last else '(no output)'}")
+
+
+# -- corpora ---------------------------------------------------------------------
+def repo_documents() -> list[Path]:
+    """The documents the check of this repository reads (relative paths)."""
+    sys.path.insert(0, str(TOOLS))
+    from skillcite.check.workspace import Workspace
+
+    ws = Workspace(REPO)
+    return [p.relative_to(REPO) for p in ws.discover()]
+
+
+def copies(root: Path, n: int) -> None:
+    """``n`` copies of this repository's documents and evidence under ``root``, each with its own evidence folder."""
+    sys.path.insert(0, str(TOOLS))
+    from skillcite.core.config import load_config
+
+    from skillcite.repair.lock import relock_text
+
+    config = load_config(REPO)
+    docs = repo_documents()
+    evidence = sorted((REPO / "docs/evidence").rglob("*"))
+    for k in range(n):
+        # Every file's text differs from copy to copy (a last line naming the
+        # copy; evidence relocked), so no parse or normalization is shared: 100x
+        # is 100 times the work, as 100 different repositories would be.
+        top = root / f"c{k}"
+        for path in evidence:
+            target = top / "docs/evidence" / path.relative_to(REPO / "docs/evidence")
+            if path.is_dir():
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if path.suffix == ".md" and path.name != "README.md":
+                target.write_text(relock_text(path.read_text(encoding="utf-8") + f"\nCopy {k}.\n")[0], encoding="utf-8")
+            else:
+                shutil.copyfile(path, target)
+        for rel in docs:
+            (top / rel).parent.mkdir(parents=True, exist_ok=True)
+            (top / rel).write_text((REPO / rel).read_text(encoding="utf-8") + f"\n<!-- copy {k} -->\n", encoding="utf-8")
+    glob = lambda items: "[" + ", ".join(f'"c*/{g}"' for g in items) + "]"  # noqa: E731
+    evidence = "[" + ", ".join(f'"c{k}/docs/evidence"' for k in range(n)) + "]"
+    (root / "pyproject.toml").write_text(
+        f"[tool.skillcite]\nevidence = {evidence}\ncontent = {glob(config.content)}\ntoc = {glob(config.toc)}\n"
+    )
 
 
 def regression_seconds() -> dict[str, float]:
     """The inputs that were once slow (tests check they finish; this times them)."""
-    sys.path.insert(0, str(REPO / "tools"))
+    sys.path.insert(0, str(TOOLS))
     from skillcite.check.normalize import normalize_text
 
     out = {}
@@ -198,7 +319,7 @@ def startup() -> float:
 
 def fuzzy_relocation_ms(size: int = 1_000_000, repeats: int = 5) -> float:
     """Median ms to locate one altered 300-character quote in a ``size`` file."""
-    sys.path.insert(0, str(REPO / "tools"))
+    sys.path.insert(0, str(TOOLS))
     from skillcite.check.anchors import Range
     from skillcite.check.evidence import Evidence
 
@@ -238,7 +359,7 @@ def hostile_quote_seconds(words: int | None = None, chars: int | None = None, ev
     Before the fuzzy pass was bounded, 2,000 words against 28 KB took 27 s
     and a 1.2 MB quote over 90 minutes.
     """
-    sys.path.insert(0, str(REPO / "tools"))
+    sys.path.insert(0, str(TOOLS))
     from skillcite.check.anchors import Range
     from skillcite.check.evidence import Evidence
     from skillcite.check.matching import compile_quote, locate
@@ -297,54 +418,66 @@ def importtime() -> str:
     return ("requests/trafilatura imported: " + ("; ".join(heavy) if heavy else "no")) + "\n  last line: " + total
 
 
+def growth(scales: list[int]) -> None:
+    """Cold check CPU at 1x, 10x, 100x copies of this repository (one evidence folder per copy)."""
+    results: dict[int, Run] = {}
+    for scale in scales:
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp) / "pkg"
+            copies(root, scale)
+            runs = [measure(check_cmd(root), cache_env(Path(tmp) / f"cache{i}")) for i in range(3 if scale <= 10 else 1)]
+            run = sorted(runs, key=lambda r: r.cpu)[len(runs) // 2]
+            results[scale] = run
+            summary = run.out.strip().splitlines()[-1] if run.out.strip() else "(no output)"
+            print(f"{scale:>4}x copies, {scale} evidence folders (cold): {run.cpu:7.2f} s CPU, {run.wall:7.2f} s wall, peak RSS {run.rss_mb:6.0f} MB | {summary}")
+    if 1 in results and max(results) > 1:
+        top = max(results)
+        import math
+
+        exponent = math.log(results[top].cpu / results[1].cpu) / math.log(top)
+        print(f"{top}x / 1x: {results[top].cpu / results[1].cpu:.1f}x CPU (growth exponent {exponent:.2f}; start-up included)")
+
+
+def memory(pads: list[int]) -> None:
+    """Peak RSS of a cold check of the real-shaped corpus as its unquoted evidence lines grow."""
+    for pad in pads:
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp) / "pkg"
+            shape = real_shaped(root, pad=pad)
+            run = measure(check_cmd(root), cache_env(Path(tmp) / "cache"))
+            print(f"real-shaped, unquoted evidence x{pad} ({shape['evidence chars'] / 1e6:.1f} M chars): peak RSS {run.rss_mb:.0f} MB, {run.cpu:.2f} s CPU (cold)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--scales", type=int, nargs="+", default=[1, 10, 100])
+    ap.add_argument("--corpora", nargs="*", default=["repo", "real"], choices=["repo", "real"])
+    ap.add_argument("--rounds", type=int, default=7, help="pairs per corpus and mode")
+    ap.add_argument("--scales", type=int, nargs="*", default=[1, 10, 100], help="copies of this repository for the growth run")
+    ap.add_argument("--pads", type=int, nargs="*", default=[1, 4], help="unquoted-evidence multipliers for the memory run")
+    ap.add_argument("--audit", help='the audit command, "{root}" standing for the package (default: bench/range_audit.py)')
+    ap.add_argument("--extras", action="store_true", help="also fuzzy relocation, hostile quotes, big files and imports")
+    ap.add_argument("--tools", type=Path, help="the tools/ folder of the skillcite to measure (default: this checkout's)")
     args = ap.parse_args()
+    if args.tools is not None:
+        global TOOLS
+        TOOLS = args.tools.resolve()
+        os.environ["PYTHONPATH"] = os.pathsep.join([str(TOOLS), *filter(None, [os.environ.get("PYTHONPATH")])])
 
-    shape = repo_shape()
-    print(f"repository shape: {shape}")
-    for label, make in (("repository", None), ("10x synthetic", 10)):
+    print(f"skillcite from {TOOLS}; python {sys.version.split()[0]}, load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    for corpus in args.corpora:
         with tempfile.TemporaryDirectory() as tmp:
             root = REPO
-            if make is not None:
-                root = Path(tmp)
-                generate(root, shape, make)
-            for cached in (True, False):
-                t = range_audit_ratios(root, cached_bytecode=cached)
-                a = t["audit"]
-                print(
-                    f"{label}, bytecode {'cached' if cached else 'not cached (PYTHONDONTWRITEBYTECODE=1)'}: "
-                    f"range-only audit {a:.3f} s; check warm {t['warm']:.3f} s = {t['warm'] / a:.2f}x (goal <= 1.0x), "
-                    f"cold {t['cold']:.3f} s = {t['cold'] / a:.2f}x (goal <= 2.0x); "
-                    f"markdown-it-py alone {t['parse']:.3f} s = {t['parse'] / a:.2f}x (medians of 5, alternated)"
-                )
-    cold = sorted(run_check(REPO, "--no-cache")[0] for _ in range(5))
-    run_check(REPO)  # fill the parse cache
-    warm = sorted(run_check(REPO)[0] for _ in range(5))
-    print(
-        f"repository: median {cold[2]:.3f} s cold (--no-cache), {warm[2]:.3f} s warm cache "
-        "(5 runs each, interpreter start included)"
-    )
-    base = sorted(startup() for _ in range(5))[2]
-    print(f"interpreter + imports alone: {base:.3f} s (median of 5)")
-    results = {}
-    for scale in args.scales:
-        with tempfile.TemporaryDirectory() as tmp:
-            root = Path(tmp)
-            generate(root, shape, scale)
-            # Small scales are noisy next to start-up: take the median of 5.
-            runs = sorted((run_check(root, "--no-cache") for _ in range(5 if scale <= 10 else 1)), key=lambda r: r[0])
-            wall, peak, summary = runs[len(runs) // 2]
-            results[scale] = wall
-            quotes = int(summary.split(": ")[1].split(" ")[0])
-            print(
-                f"{scale:>4}x (cold): {wall:7.3f} s wall, peak RSS {peak / 1024:7.1f} MB, "
-                f"{(wall - base) / max(quotes, 1) * 1e6:8.1f} us/quote after start-up | {summary}"
-            )
-    if 1 in results and 100 in results:
-        ratio = (results[100] - base) / max(results[1] - base, 1e-9)
-        print(f"100x / 1x after start-up: {ratio:.1f}x (target <= 120x)")
+            if corpus == "real":
+                root = Path(tmp) / "pkg"
+                shape = real_shaped(root)
+                print(f"real-shaped corpus: {shape} ({shape['cited chars'] / shape['evidence chars']:.1%} of evidence characters cited)")
+            report_pairs(corpus, pairs(root, args.rounds, args.audit))
+    if args.scales:
+        growth(args.scales)
+    if args.pads:
+        memory(args.pads)
+    if not args.extras:
+        return
     print(f"altered 300-char quote in 1 MB: {fuzzy_relocation_ms():.1f} ms median (target <= 20 ms)")
     for label, kwargs in (
         ("2,000-word non-matching quote vs 28 KB", {"words": 2000}),
@@ -358,6 +491,7 @@ def main() -> None:
         print(f"{label}: {seconds:.2f} s")
     for mb in (5, 50):
         print(f"{mb:>3} MB evidence file: {big_file_seconds(mb):.2f} s")
+    print(f"interpreter + imports alone: {startup():.3f} s")
     print(importtime())
 
 

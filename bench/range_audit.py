@@ -4,6 +4,8 @@ What skill repositories often run instead of a quote check: read every
 Markdown file and every evidence file, find each cache link's line anchors
 (``([cache](path): label L12-20, L30)`` or ``#L12-L20``) and check that each
 range lies inside its file. Nothing more: no parsing, no quote matching.
+The evidence folders are the one given and every sub-skill's
+``*/docs/evidence``, as skill repositories lay them out.
 
     python bench/range_audit.py ROOT [EVIDENCE_FOLDER]
 
@@ -24,17 +26,18 @@ RANGE = re.compile(r"L(\d+)(?:-L?(\d+))?")
 def audit(root: Path, evidence: str = "docs/evidence") -> tuple[int, int, list[str]]:
     """``(files read, ranges checked, problems)`` for the package at ``root``."""
     lines: dict[Path, int] = {}
-    ev_root = (root / evidence).resolve()
-    for dirpath, dirnames, filenames in os.walk(ev_root):
-        for name in filenames:
-            if name.endswith(".md"):
-                path = Path(dirpath) / name
-                lines[path] = path.read_bytes().count(b"\n")
+    ev_roots = {(root / evidence).resolve(), *(p.resolve() for p in root.glob("*/docs/evidence"))}
+    for ev_root in ev_roots:
+        for dirpath, dirnames, filenames in os.walk(ev_root):
+            for name in filenames:
+                if name.endswith(".md"):
+                    path = Path(dirpath) / name
+                    lines[path] = path.read_bytes().count(b"\n")
     files = len(lines)
     ranges = 0
     problems: list[str] = []
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".") and (Path(dirpath) / d).resolve() != ev_root]
+        dirnames[:] = [d for d in dirnames if not d.startswith(".") and (Path(dirpath) / d).resolve() not in ev_roots]
         for name in filenames:
             if not name.endswith(".md"):
                 continue

@@ -124,3 +124,17 @@ def test_prune_drops_other_fingerprints_pickles_and_the_oldest(tmp_path: Path, m
     assert (http / "page.json").exists()
     cache.prune(max_entries=100, max_age_days=1)  # every entry is decades old
     assert list((base / "check").rglob("*.json")) == []
+
+
+def test_a_parse_is_reused_for_the_same_text_elsewhere_and_findings_follow_the_place(pkg: Package, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 23: parses are keyed by text alone, so the copy `install` checks and a second
+    # clone reuse them; what a link means still depends on where the document is.
+    monkeypatch.setenv("SKILLCITE_CACHE_DIR", str(tmp_path / "c"))
+    pkg.write("guides/SKILL.md", pkg.read("SKILL.md"))  # the same text one folder down: its links break
+    check(pkg.root, cache=True)
+    entries = len(list((tmp_path / "c").rglob("*.json")))
+    assert entries == 3  # one parse for both copies of SKILL.md, notes.md, the evidence body
+    warm = check(pkg.root, cache=True)
+    cold = check(pkg.root, cache=False)
+    assert [d.format() for d in warm.diagnostics] == [d.format() for d in cold.diagnostics]
+    assert any(d.path == "guides/SKILL.md" for d in cold.diagnostics)

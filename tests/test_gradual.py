@@ -265,3 +265,25 @@ def test_check_with_nothing_to_check_fails_and_names_the_root(tmp_path: Path, mo
     assert result.exit_code == 0, result.output
     assert f"skillcite: root {folder.resolve()} (current folder: no [tool.skillcite] or git work tree above it)" in result.output
     assert "checked 1 files" in result.output
+# -- issue 23: a sub-skill's own evidence folder --------------------------------------------
+def _sub_skill_with_evidence(pkg: Package) -> None:
+    from conftest import evidence_text, skill_text
+
+    pkg.write("sub/SKILL.md", skill_text().replace("name: pkg", "name: sub").replace("# Pkg", "# Sub").replace("(#pkg)", "(#sub)").replace("(notes.md)", "(../notes.md)"))
+    pkg.write("sub/docs/evidence/src.md", evidence_text())
+
+
+def test_a_sub_skills_docs_evidence_is_evidence_when_evidence_is_not_configured(pkg: Package) -> None:
+    pkg.write("pyproject.toml", "[tool.skillcite]\n")
+    _sub_skill_with_evidence(pkg)
+    report = check(pkg.root)
+    assert [(d.code, d.path) for d in report.diagnostics] == []
+    assert sorted(doc.rel for doc in report.documents) == ["SKILL.md", "notes.md", "sub/SKILL.md"]  # the excerpt is no document
+    assert sorted(ev.rel for ev in report.evidence.values()) == ["docs/evidence/src.md", "sub/docs/evidence/src.md"]
+
+
+def test_a_configured_evidence_folder_is_taken_as_written(pkg: Package) -> None:
+    _sub_skill_with_evidence(pkg)  # pyproject.toml names docs/evidence only
+    codes = {(d.code, d.path) for d in check(pkg.root).diagnostics}
+    assert ("SC202", "sub/SKILL.md") in codes
+    assert "sub/docs/evidence/src.md" in {doc.rel for doc in check(pkg.root).documents}

@@ -278,13 +278,13 @@ def test_the_key_does_not_depend_on_the_moment_of_the_lookup(pkg: Package, cache
     from skillcite.check import resultcache
     from skillcite.core.config import load_config
 
-    pkg.write("scripts/run.py", "print('hi')\n")
+    pkg.write("scripts/run.sh", "echo hi\n")  # linked, never read: keyed by size, verified by content while racy
     config = load_config(pkg.root)
     now = time.time()
     early = resultcache.snapshot(pkg.root, config, now)
     late = resultcache.snapshot(pkg.root, config, now + resultcache.RACY_SECONDS + 1)
     assert early.digest == late.digest
-    assert [os.path.basename(path) for path, _ in early.racy] == ["run.py"]  # verified by content on a hit
+    assert [os.path.basename(path) for path, _ in early.racy] == ["run.sh"]  # verified by content on a hit
     assert late.racy == ()
 
 
@@ -299,3 +299,112 @@ def test_a_racy_file_is_verified_by_content_before_an_entry_is_served(pkg: Packa
     assert resultcache.still_same(recorded) is False
     assert resultcache.still_same("not a list") is False
     assert resultcache.still_same([]) is True
+
+
+# -- issue 23: what the snapshot leaves out, and a cold check without click ---------------
+def test_an_in_tree_venv_with_a_linked_folder_leaves_the_result_cacheable(pkg: Package, cache_dir: Path) -> None:
+    # A virtual environment inside the package has lib64 -> lib: walking it made every warm check a miss.
+    lib = pkg.root / ".venv" / "lib"
+    lib.mkdir(parents=True)
+    (lib / "site.json").write_text("{}\n")
+    (pkg.root / ".venv" / "lib64").symlink_to(lib, target_is_directory=True)
+    pkg.write("tools/m.py", "X = 1\n")
+    first = check(pkg.root, cache_dir)
+    assert first == fresh(pkg.root, cache_dir)
+    assert served(pkg.root, cache_dir)["status"] == 0
+    (lib / "site.json").write_text('{"changed": 1}\n')  # never read by the check
+    (pkg.root / "tools" / "__pycache__").mkdir()  # bytecode an in-tree install writes
+    (pkg.root / "tools" / "__pycache__" / "m.cpython-311.pyc").write_bytes(b"\0")
+    assert served(pkg.root, cache_dir)["status"] == 0
+
+
+def test_a_link_into_a_folder_left_out_is_verified_before_a_result_is_served(pkg: Package, cache_dir: Path) -> None:
+    # .github is hidden (never a document), but a link into it is probed and a Markdown target read.
+    pkg.write(".github/guide.md", "# Guide\n\n## Setup\n")
+    pkg.replace("SKILL.md", "[the notes](notes.md).", "[the notes](notes.md) and [setup](.github/guide.md#setup).")
+    assert check(pkg.root, cache_dir)[0] == 0
+    assert served(pkg.root, cache_dir)["status"] == 0
+    pkg.write(".github/guide.md", "# Guide\n\n## Install\n")  # the anchor is gone
+    assert served(pkg.root, cache_dir)["status"] is None
+    after = check(pkg.root, cache_dir)
+    assert after == fresh(pkg.root, cache_dir) and after[0] == 1
+    (pkg.root / ".github/guide.md").unlink()
+    assert served(pkg.root, cache_dir)["status"] is None
+    assert check(pkg.root, cache_dir) == fresh(pkg.root, cache_dir)
+
+
+def test_a_fresh_clone_with_the_cache_restored_is_served(pkg: Package, cache_dir: Path, tmp_path: Path) -> None:
+    # CI: the same commit checked out again (new inodes and times), the cache folder restored.
+    import shutil
+
+    first = check(pkg.root, cache_dir)
+    clone = tmp_path / "clone"
+    shutil.copytree(pkg.root, clone)  # new inodes, new times
+    shutil.rmtree(pkg.root)
+    clone.rename(pkg.root)
+    probe = served(pkg.root, cache_dir)
+    assert (probe["status"], probe["out"]) == (first[0], first[1])
+
+
+def test_a_cold_plain_check_runs_without_click_and_prints_what_click_prints(pkg: Package, cache_dir: Path) -> None:
+    pkg.write("extra.md", "# Extra\n\nA ref[^gone] and [a link](missing.md).\n\n[^unused]: never cited\n")
+    r = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "skillcite", "check", str(pkg.root), "--strict"],
+        capture_output=True, text=True, env=_env(cache_dir), check=False,
+    )
+    imported = {line.rsplit("|", 1)[-1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")}
+    assert "markdown_it" in imported and "click" not in imported  # a full check, and no click
+    assert (r.returncode, r.stdout) == fresh(pkg.root, cache_dir, "--strict")[:2]  # --no-cache goes through click
+    assert r.returncode == 1
+
+
+@pytest.mark.parametrize("edit", ["a document's byte", "an evidence file's byte", "a document added", "pyproject.toml"])
+def test_a_restored_cache_after_edits_gives_the_findings_of_a_cold_run(pkg: Package, cache_dir: Path, tmp_path: Path, edit: str) -> None:
+    # The documented CI workflow: the cache of an earlier run (restore-keys) restored on a
+    # fresh runner, the tree a later commit's. Parses of unchanged files are reused; the
+    # findings must be those of a check with no cache at all.
+    import shutil
+
+    pkg.write("extra.md", "# Extra\n\nA ref[^gone].\n")
+    check(pkg.root, cache_dir)
+    restored = tmp_path / "restored"
+    shutil.copytree(cache_dir, restored)
+    clone = tmp_path / "clone"
+    shutil.copytree(pkg.root, clone)
+    edited = Package(clone)
+    EDITS[edit](edited)
+    cold = fresh(clone, tmp_path / "unused")
+    assert check(clone, restored) == cold
+    assert check(clone, restored) == cold  # and served from the entry the first run stored
+    assert served(clone, restored)["status"] == cold[0]
+
+
+def test_a_folder_a_plugin_manifest_names_is_walked_even_when_hidden(pkg: Package, cache_dir: Path) -> None:
+    # The manifest's components may lie in a folder discovery excludes: the snapshot walks it.
+    pkg.write(".claude-plugin/plugin.json", '{"name": "pkg", "skills": ["./", "./.extra/a"]}\n')
+    pkg.write(".extra/a/SKILL.md", "---\nname: a\ndescription: A hidden component.\n---\n")
+    pkg.write(".venv/lib/x.json", "{}\n")
+    first = check(pkg.root, cache_dir)
+    assert first == fresh(pkg.root, cache_dir)
+    assert served(pkg.root, cache_dir)["status"] == first[0]
+    (pkg.root / ".extra/a/SKILL.md").rename(pkg.root / ".extra/a/README.md")
+    assert served(pkg.root, cache_dir)["status"] is None
+    after = check(pkg.root, cache_dir)
+    assert after == fresh(pkg.root, cache_dir) and after != first
+    assert "SC704" in after[1]
+
+
+def test_a_same_size_edit_of_a_file_the_check_reads_changes_the_key(pkg: Package) -> None:
+    """The key holds no times: a file the check may read (here the module a dynamic version comes from)
+    is keyed by content, so an edit that keeps its size is still a different key."""
+    import time
+
+    from skillcite.check import resultcache
+    from skillcite.core.config import load_config
+
+    pkg.write("tools/pkg/__init__.py", '__version__ = "1.0.0"\n')
+    config = load_config(pkg.root)
+    later = time.time() + 100  # nothing counts as racy: only the key can tell
+    before = resultcache.snapshot(pkg.root, config, later)
+    pkg.write("tools/pkg/__init__.py", '__version__ = "2.0.0"\n')
+    assert resultcache.snapshot(pkg.root, config, later).digest != before.digest

@@ -11,10 +11,18 @@ of them, computed *before* the check reads anything:
   the user (who may read what);
 * a snapshot of the tree (:func:`snapshot`): every folder under the root and
   under each evidence folder outside it, each entry's name and type, and for
-  each file its size, mode, modification and change times and inode; the
-  content (SHA-256) of every file the check may read as text (Markdown,
-  TOML, JSON, YAML). Only the folders of version control (``.git``, ``.hg``,
-  ``.svn``) are left out: the check never reads them.
+  each file its size and mode; the content (SHA-256) of every file the check
+  may read as text (Markdown, TOML, JSON, YAML). No times, inodes or
+  devices: a fresh clone of the same commit (a CI runner with the cache
+  restored) has the same key. Left out are the folders the check never
+  reads: those of version control (``.git``, ``.hg``, ``.svn``), Python's
+  ``__pycache__`` (an in-tree install writes its bytecode on first run), and
+  the folders its configuration excludes from discovery (hidden folders such
+  as ``.venv``, ``node_modules``, ``venv``, ``build``, ``dist``, ``exclude``)
+  unless an evidence folder, ``.claude-plugin`` or a folder a plugin manifest
+  names lies inside one (see :func:`skip_rules`). A link
+  of a document into a folder left out is recorded with the entry, as the
+  content of its target, and verified on a hit (see :func:`covered`).
 
 Any change to any of these is a different key, so a stale result is never
 served. One more thing is compared on a hit, as git does for "racily clean"
@@ -55,11 +63,16 @@ if TYPE_CHECKING:  # imported on use: a warm check loads neither configuration n
     from .report import Report
     from .summary import Summary
 
-FORMAT = "skillcite-result-2"
+FORMAT = "skillcite-result-3"  # 3: content keys, excluded folders left out
 VCS_FOLDERS = frozenset({".git", ".hg", ".svn"})  # never read by the check, and busy
+NEVER_READ = frozenset({*VCS_FOLDERS, "__pycache__"})  # left out of every snapshot
+PLUGIN_FOLDER = ".claude-plugin"  # its manifests may name components anywhere: the folders they name are walked
 # Files the check may read as text (Markdown under any of its names,
-# configuration, manifests): their content is hashed, not only their times.
-READ_SUFFIXES = (".md", ".markdown", ".mdx", ".toml", ".json", ".yaml", ".yml")
+# configuration, manifests, the Python module a dynamic project version is
+# read from, plain-text excerpts a cache link may name): their content is
+# hashed. The key holds no times, so a same-size edit of any file read would
+# otherwise go unseen.
+READ_SUFFIXES = (".md", ".markdown", ".mdx", ".toml", ".json", ".yaml", ".yml", ".py", ".txt")
 RACY_SECONDS = 3.0  # a file changed this recently is verified by content: its times may not show a second edit
 _CHUNK = 1 << 20
 
@@ -100,7 +113,90 @@ def snapshot(root: Path, config: Config, now: float | None = None) -> Tree:
     their content digests. Raises :class:`Uncacheable` when the tree links
     to a folder elsewhere.
     """
-    return snapshot_of(root, outside_folders(root, config), now)
+    return snapshot_of(root, outside_folders(root, config), now, skip_rules(root, config))
+
+
+def skip_rules(root: Path, config: Config) -> list[str]:
+    """What :func:`snapshot_of` may leave out for ``config``: its exclusion globs, then ``"!"`` and the folders to walk anyway.
+
+    Walked anyway: each evidence folder inside the root, ``.claude-plugin``,
+    and the top folder of every path a plugin manifest names (its components
+    may lie in a folder discovery excludes). Empty (leave nothing out) when
+    a manifest cannot be read as JSON. Plain data, so that the entry point's
+    warm path can keep it without reading the configuration.
+    """
+    from ..core.config import DEFAULT_EXCLUDE
+
+    top = os.path.abspath(root)
+    keep = [os.path.relpath(os.path.abspath(os.path.join(root, f)), top).replace(os.sep, "/") for f in config.evidence_folders]
+    named = _manifest_tops(os.path.join(root, PLUGIN_FOLDER))
+    if named is None:
+        return []
+    return [*DEFAULT_EXCLUDE, *config.exclude, "!", *sorted({*(f for f in keep if not f.startswith("..")), *named})]
+
+
+def _manifest_tops(folder: str) -> set[str] | None:
+    """The top folders of the relative paths named in the plugin manifests in ``folder`` (and the folder); None when one is unreadable."""
+    if not os.path.lexists(folder):
+        return set()
+    tops = {PLUGIN_FOLDER}
+    for name in ("plugin.json", "marketplace.json"):
+        path = os.path.join(folder, name)
+        if not os.path.lexists(path):
+            continue
+        try:
+            with open(path, encoding="utf-8") as fh:
+                data = json.load(fh)
+        except (OSError, ValueError):
+            return None
+        stack: list[Any] = [data]
+        while stack:
+            value = stack.pop()
+            if isinstance(value, dict):
+                stack.extend(value.values())
+            elif isinstance(value, list):
+                stack.extend(value)
+            elif isinstance(value, str) and "://" not in value and ("/" in value or "\\" in value):
+                parts = [p for p in value.replace("\\", "/").split("/") if p not in ("", ".")]
+                if parts and parts[0] != "..":
+                    tops.add(parts[0])
+    return tops
+
+
+class _Skip:
+    """Which folders under the root a snapshot leaves out (see :func:`skip_rules`)."""
+
+    def __init__(self, top: str, rules: list[str]) -> None:
+        self.top = top
+        cut = rules.index("!") if "!" in rules else len(rules)
+        self.globs = rules[:cut]
+        self.keep = [f.rstrip("/") for f in rules[cut + 1 :]]
+        self._walked: dict[str, bool] = {}  # folder -> whether the snapshot walked it
+
+    def folder(self, path: str) -> bool:
+        """True when the folder at the absolute ``path`` (under the top) is left out."""
+        if not self.globs:
+            return False
+        from ..core.globs import glob_match
+
+        rel = os.path.relpath(path, self.top).replace(os.sep, "/")
+        if any(f in (rel, ".") or f.startswith(rel + "/") or rel.startswith(f + "/") for f in self.keep):
+            return False  # a folder to walk is, holds or lies around this one
+        return any(glob_match(rel + "/x", g) for g in self.globs)
+
+    def covers(self, path: str) -> bool:
+        """True when the snapshot walked the folder holding the absolute ``path`` (under the top)."""
+        return self._was_walked(os.path.dirname(path))
+
+    def _was_walked(self, folder: str) -> bool:
+        found = self._walked.get(folder)
+        if found is None:
+            if folder == self.top or not _inside(folder, self.top):
+                found = True  # the top, or (never asked) a folder outside it
+            else:
+                found = self._was_walked(os.path.dirname(folder)) and os.path.basename(folder) not in NEVER_READ and not self.folder(folder)
+            self._walked[folder] = found
+        return found
 
 
 def outside_folders(root: Path, config: Config) -> list[str]:
@@ -110,14 +206,15 @@ def outside_folders(root: Path, config: Config) -> list[str]:
     return [path for path in paths if not _inside(path, top)]
 
 
-def snapshot_of(root: Path, outside: list[str], now: float | None = None) -> Tree:
-    """:func:`snapshot` of ``root`` and the folders ``outside`` it."""
+def snapshot_of(root: Path, outside: list[str], now: float | None = None, rules: list[str] | None = None) -> Tree:
+    """:func:`snapshot` of ``root`` and the folders ``outside`` it, leaving out what ``rules`` allow (:func:`skip_rules`)."""
     h = hashlib.sha256(FORMAT.encode())
+    h.update(json.dumps(rules or []).encode())
     now = time.time() if now is None else now
     skip = _cache_folder()
     racy: list[tuple[str, str]] = []
-    for top in [os.path.abspath(root), *outside]:
-        _walk(top, h, now, skip, racy)
+    for n, top in enumerate([os.path.abspath(root), *outside]):
+        _walk(top, h, now, skip, racy, _Skip(top, rules or []) if n == 0 else None)
     return Tree(h.hexdigest(), tuple(racy))
 
 
@@ -125,7 +222,7 @@ def _cache_folder() -> str:
     return os.path.abspath(cache.cache_dir())
 
 
-def _walk(top: str, h: hashlib._Hash, now: float, skip: str, racy: list[tuple[str, str]]) -> None:
+def _walk(top: str, h: hashlib._Hash, now: float, skip: str, racy: list[tuple[str, str]], leave: _Skip | None = None) -> None:
     """Feed ``h`` with the state of the tree under ``top`` (sorted, symlinks not followed); list racy files in ``racy``."""
     stack = [top]
     while stack:
@@ -139,6 +236,8 @@ def _walk(top: str, h: hashlib._Hash, now: float, skip: str, racy: list[tuple[st
             continue
         subfolders = []
         for entry in entries:
+            if entry.name == "__pycache__" and entry.is_dir(follow_symlinks=False):
+                continue  # bytecode, never read: its appearance after a first run must not change the key
             h.update(f"\0{entry.name}\0".encode("utf-8", "surrogateescape"))
             try:
                 st = entry.stat(follow_symlinks=False)
@@ -153,13 +252,21 @@ def _walk(top: str, h: hashlib._Hash, now: float, skip: str, racy: list[tuple[st
                     h.update(f"?{exc.errno}".encode())
                     continue
                 if stat.S_ISDIR(st.st_mode):
+                    if leave is not None and leave.folder(entry.path):
+                        continue  # a linked folder the check never enters (an excluded venv -> elsewhere)
                     raise Uncacheable(f"{entry.path} links to a folder")
             if stat.S_ISDIR(st.st_mode):
                 h.update(f"d{st.st_mode}".encode())
-                if entry.name not in VCS_FOLDERS and os.path.abspath(entry.path) != skip:
-                    subfolders.append(entry.path)
+                if entry.name in NEVER_READ or os.path.abspath(entry.path) == skip:
+                    continue
+                if leave is not None and leave.folder(entry.path):
+                    # Never read by the check; a SKILL.md there would make it a sub-skill.
+                    h.update(b"S" if os.path.lexists(os.path.join(entry.path, "SKILL.md")) else b"-")
+                    continue
+                subfolders.append(entry.path)
             elif stat.S_ISREG(st.st_mode):
-                h.update(f"f{st.st_size} {st.st_mode} {st.st_mtime_ns} {st.st_ctime_ns} {st.st_ino} {st.st_dev}".encode())
+                # Content and kind only, no times or inode: a fresh clone has the same key.
+                h.update(f"f{st.st_size} {st.st_mode}".encode())
                 if entry.name.lower().endswith(READ_SUFFIXES):
                     h.update(_content_digest(entry.path))
                 elif now - max(st.st_mtime_ns, st.st_ctime_ns) / 1e9 < RACY_SECONDS:
@@ -247,13 +354,15 @@ def cached_output(root: Path, options: dict[str, Any]) -> tuple[str, int] | None
     setup = cache.load(setup_name)
     if not isinstance(setup, dict):
         return None
-    outside, baseline = setup.get("outside"), setup.get("baseline")
+    outside, baseline, rules = setup.get("outside"), setup.get("baseline"), setup.get("skip")
     if not isinstance(outside, list) or not all(isinstance(p, str) for p in outside):
+        return None
+    if not isinstance(rules, list) or not all(isinstance(p, str) for p in rules):
         return None
     if baseline is not None and not isinstance(baseline, str):
         return None
     try:
-        tree = snapshot_of(root, outside)
+        tree = snapshot_of(root, outside, None, rules)
     except (Uncacheable, OSError, RecursionError):
         return None
     found = cache.load(_output_name(setup_name, tree, baseline))
@@ -269,17 +378,25 @@ def store_output(root: Path, config: Config, options: dict[str, Any], tree: Tree
     """Remember what ``check`` printed for ``options`` over the tree state ``tree`` (see :func:`cached_output`)."""
     setup_name = _setup_name(root, options)
     chosen = None if baseline is None else os.fspath(baseline)
-    cache.store(setup_name, {"outside": outside_folders(root, config), "baseline": chosen})
+    cache.store(setup_name, {"outside": outside_folders(root, config), "baseline": chosen, "skip": skip_rules(root, config)})
     cache.store(_output_name(setup_name, tree, chosen), {"text": text, "status": status, "racy": tree.racy_data()})
 
 
 def covered(report: Report, config: Config) -> bool:
-    """Whether everything the check behind ``report`` read lies inside the snapshot.
+    """Whether everything the check behind ``report`` read lies inside the snapshot (see :func:`probes`)."""
+    return probes(report, config) is not None
+
+
+def probes(report: Report, config: Config) -> tuple[tuple[str, str], ...] | None:
+    """The link targets the check may have read in folders the snapshot left out, with their content digests; None when not covered.
 
     Every document and evidence file it loaded, and every local link target
     of the documents (existence is probed, a target may be read): each must
     stay under the root, or under an evidence folder the snapshot walked,
-    and out of the folders of version control.
+    and out of the folders of version control. A target in a folder the
+    snapshot left out (``.github/workflows/x.yml``) is returned with its
+    content digest (or the error of reading it: missing, a folder), to be
+    verified before the entry is served.
     """
     root = report.root
     tops = [os.path.abspath(root)]
@@ -294,16 +411,23 @@ def covered(report: Report, config: Config) -> bool:
 
     loaded = [*(doc.path for doc in report.documents), *report.evidence]
     if not all(inside(str(p)) or _inside(os.path.realpath(p), real_root) for p in loaded):
-        return False
+        return None
+    leave = _Skip(tops[0], skip_rules(root, config))
+    found: dict[str, str] = {}
     for doc in report.documents:
         base = os.path.dirname(os.path.abspath(doc.path))
         targets = [link.value.partition("#")[0] for link in doc.links]
         targets += [link.target for d in doc.definitions for link in d.links]
         for target in targets:
             path = unquote(target)
-            if path and "://" not in path and not inside(os.path.join(base, path)):
-                return False
-    return True
+            if not path or "://" in path:
+                continue
+            full = os.path.normpath(os.path.join(base, path))
+            if not inside(full):
+                return None
+            if _inside(full, tops[0]) and full not in found and not leave.covers(full):
+                found[full] = _content_digest(full).hex()
+    return tuple(sorted(found.items()))
 
 
 def check_summary(root: Path, config: Config, use_cache: bool) -> tuple[Summary, Tree | None]:
@@ -316,7 +440,7 @@ def check_summary(root: Path, config: Config, use_cache: bool) -> tuple[Summary,
     from .summary import Summary
 
     if not use_cache:
-        return Summary.of(run.check(root, config)), None
+        return Summary.of(run.check(root, config, cache=False)), None
     started = time.time()
     tree = lookup_tree(root, config, started)
     name = None if tree is None else key(root, config, tree)
@@ -328,7 +452,9 @@ def check_summary(root: Path, config: Config, use_cache: bool) -> tuple[Summary,
     summary = Summary.of(report)
     # Stored only if the tree is still as the key says: a file edited while
     # the check ran may have been read in either state.
-    if tree is not None and name is not None and covered(report, config) and lookup_tree(root, config, started) == tree:
+    seen = None if tree is None else probes(report, config)
+    if tree is not None and name is not None and seen is not None and lookup_tree(root, config, started) == tree:
+        tree = Tree(tree.digest, tuple(dict.fromkeys((*tree.racy, *seen))))
         store(name, summary, tree)
         return summary, tree
     return summary, None

@@ -49,16 +49,23 @@ def check(
     root: Path,
     config: Config | None = None,
     *,
-    cache: bool = False,
+    cache: bool | None = None,
     overrides: dict[Path, str] | None = None,
 ) -> Report:
     """Run the full check on ``root`` and return its :class:`Report`.
 
     ``cache=True`` reuses parses and normalizations from the on-disk cache
     (see :mod:`skillcite.check.cache`); results are the same either way.
+    The default, None, uses it unless it is turned off (``SKILLCITE_NO_CACHE``):
+    ``fix``, ``install`` and ``stats`` check the package again and again,
+    and each parse of an unchanged file is the same.
     ``overrides`` checks the given text instead of the files at those
     resolved paths (``fix`` checks its result before writing).
     """
+    if cache is None:
+        from .cache import enabled
+
+        cache = enabled()
     return run_rules(Workspace(root, config, overrides, use_cache=cache))
 
 

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import TypeVar, cast
 from urllib.parse import unquote
 
-from ..core.config import Config, gitignore_globs, glob_match, is_markdown_name, load_config, markdown_alias
+from ..core.config import Config, gitignore_globs, is_markdown_name, load_config, markdown_alias
+from ..core.globs import glob_match
 from ..core.paths import unsafe_entry
 from ..core.shown import shown
 from ..core.textio import (
@@ -92,6 +93,10 @@ class Workspace:
         resolve_cache_clear()  # folders may have changed since the last run in this process
         # One evidence folder or several (a sub-skill may keep its own).
         self.evidence_dirs = [resolve(root / folder) for folder in self.config.evidence_folders]
+        # Membership is a set lookup per parent folder: with many evidence folders
+        # (one per sub-skill or copy), comparing every folder with every parent
+        # of every link was the one superlinear term of a large check.
+        self._evidence_set = frozenset(self.evidence_dirs)
         self.overrides = overrides or {}
         self.use_cache = use_cache
         self.documents: dict[Path, Document] = {}  # every document loaded, by resolved path
@@ -115,7 +120,11 @@ class Workspace:
 
     def in_evidence_dir(self, resolved: Path) -> bool:
         """True when the resolved path is an evidence folder or inside one."""
-        return any(resolved == d or d in resolved.parents for d in self.evidence_dirs)
+        return resolved in self._evidence_set or self._under_evidence(resolved)
+
+    def _under_evidence(self, resolved: Path) -> bool:
+        """True when an evidence folder is a proper parent of the resolved path."""
+        return any(parent in self._evidence_set for parent in resolved.parents)
 
     # -- discovery -------------------------------------------------------
     def discover(self) -> list[Path]:
@@ -133,7 +142,7 @@ class Workspace:
             keep = []
             for d in sorted(dirnames):
                 rel = self.rel(base / d)
-                if resolve(base / d) in self.evidence_dirs or self.config.is_excluded(rel + "/x"):
+                if resolve(base / d) in self._evidence_set or self.config.is_excluded(rel + "/x"):
                     continue
                 if os.path.isfile(base / d / "pyvenv.cfg") or d == "site-packages" or any(glob_match(rel + "/x", g) for g in self._gitignored):
                     continue  # a virtual environment, installed packages, or what .gitignore leaves out
@@ -221,12 +230,14 @@ class Workspace:
         return doc
 
     def _parse(self, key: Path, path: Path, file: TextFile) -> Document:
-        """Parse, or reuse a cached parse of the same bytes at the same place."""
+        """Parse, or reuse a cached parse of the same bytes (anywhere: a parse depends on the text alone)."""
         if not self.use_cache or key in self.overrides:
             return parse_document(path, self.rel(path), file)
         from . import cache
 
-        name = cache.key("doc", str(key), file.text)
+        # Keyed by content only: the copy install checks, a second clone and a
+        # CI runner's checkout reuse the parse of the same text.
+        name = cache.key("doc", file.text)
         cached = cache.load(name)
         if isinstance(cached, dict):
             try:
@@ -270,7 +281,7 @@ class Workspace:
         if target.startswith("/") or _DRIVE.match(target):
             return None, "SC202"
         path = doc.path.parent / target
-        if not any(d in resolve(path).parents for d in self.evidence_dirs):
+        if not self._under_evidence(resolve(path)):
             return None, "SC202"
         if not is_file_or_unreadable(path):
             return None, "SC201"

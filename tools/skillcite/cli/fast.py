@@ -6,9 +6,10 @@ worth doing only if start-up stays small, so this module imports neither
 click nor the parser: it recognises the plain forms of ``check`` (a root,
 ``--strict``, ``--format``, ``--select``, ``--ignore``, ``--baseline``), and
 when the result is stored, prints it exactly as the click command would.
-Anything else (another command, another option, help, a miss, any error)
-goes to the click application (:mod:`skillcite.cli.app`), which does the
-whole work and reports problems.
+On a miss it runs the check itself (:func:`try_plain_check`), still without
+click: a cold check in CI is always such a miss. Anything else (another
+command, another option, help, any error) goes to the click application
+(:mod:`skillcite.cli.app`), which does the whole work and reports problems.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ _VALUED = {"--format": "fmt", "--select": "select", "--ignore": "ignore", "--bas
 def run() -> None:
     """``skillcite``: serve a warm check from the result cache, else run the click application."""
     status = try_cached_check(sys.argv[1:])
+    if status is None:
+        status = try_plain_check(sys.argv[1:])
     if status is not None:
         sys.exit(status)
     from .app import main
@@ -87,6 +90,47 @@ def try_cached_check(argv: list[str]) -> int | None:
     except Exception:  # noqa: BLE001 - the click application does the work again and reports it
         return None
     text, status = found
+    for note in notes:
+        print(note, file=sys.stderr)
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+    return status
+
+
+def try_plain_check(argv: list[str]) -> int | None:
+    """Run a plain ``check`` command line without click, print what the click command prints, return its status.
+
+    None for any other command line, and on any error: the click
+    application then runs the command again and reports the problem in its
+    own words (an error costs a second try; a check that succeeds, none).
+    """
+    parsed = parse_check(argv)
+    if parsed is None:
+        return None
+    import gc
+
+    notes: list[str] = []
+    try:
+        from ..check.cache import enabled
+        from ..check.resultcache import check_summary, store_output
+        from ..core.config import load_config
+
+        given = parsed.get("root")
+        root = package_root(Path(given) if isinstance(given, str) else None, notes.append)
+        if not root.is_dir():
+            return None
+        config = load_config(root)
+        gc.disable()  # as the click command: many small acyclic objects, then exit
+        try:
+            summary, tree = check_summary(root, config, use_cache=enabled())
+        finally:
+            gc.enable()
+        options = output_options(parsed)
+        text, status, chosen_baseline = render_check(root, config, summary, options)
+        if tree is not None:
+            store_output(root, config, options, tree, chosen_baseline, text, status)
+    except Exception:  # noqa: BLE001 - the click application does the work again and reports it
+        return None
     for note in notes:
         print(note, file=sys.stderr)
     sys.stdout.write(text + "\n")

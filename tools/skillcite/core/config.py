@@ -5,10 +5,10 @@ from __future__ import annotations
 import ast
 import tomllib
 from dataclasses import dataclass, field, fields
-from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from .globs import glob_match
 from .shown import shown
 from .textio import InputError
 
@@ -22,7 +22,8 @@ class Config:
     """Settings from ``[tool.skillcite]``; the defaults assume nothing about the repository.
 
     * ``evidence``: the folder of excerpt caches, or a list of folders,
-      relative to the root.
+      relative to the root. Left unset, ``docs/evidence`` and each
+      sub-skill's own ``<sub-skill>/docs/evidence`` that exists.
     * ``include`` / ``exclude``: globs (relative, ``/``-separated) choosing
       the Markdown files to check; evidence folders are never parsed as
       documents, hidden folders never walked.
@@ -128,17 +129,6 @@ def sub_skill_folders(root: Path, config: Config) -> list[str]:
     return [p.name for p in folders if not p.name.startswith(".") and not config.is_excluded(f"{p.name}/SKILL.md")]
 
 
-def glob_match(rel: str, pattern: str) -> bool:
-    """Glob match where ``**/`` may also match nothing (``**/*.md`` ~ ``a.md``)."""
-    if fnmatch(rel, pattern):
-        return True
-    while pattern.startswith("**/"):
-        pattern = pattern[3:]
-        if fnmatch(rel, pattern):
-            return True
-    return False
-
-
 @dataclass(frozen=True, slots=True)
 class Project:
     """What ``[project]`` in ``pyproject.toml`` says about the package, where it says it."""
@@ -227,7 +217,7 @@ def load_config(root: Path) -> Config:
     path = root / "pyproject.toml"
     data = _pyproject(root)
     if not data:
-        return Config()
+        return _with_sub_skill_evidence(root, Config())
     tool = data.get("tool", {})
     table = tool.get("skillcite", {}) if isinstance(tool, dict) else None
     if not isinstance(table, dict):
@@ -246,6 +236,27 @@ def load_config(root: Path) -> Config:
         problem = _outside_root(root, folder)
         if problem:
             raise InputError(f"{shown(str(path))}: [tool.skillcite] evidence {folder!r} {problem}; name a folder inside the package")
+    if "evidence" not in table:
+        cfg = _with_sub_skill_evidence(root, cfg)
+    return cfg
+
+
+def _with_sub_skill_evidence(root: Path, cfg: Config) -> Config:
+    """``cfg`` with each sub-skill's own ``docs/evidence`` added to the default evidence folder.
+
+    A sub-skill (``rl/SKILL.md``) that keeps its sources beside it, in
+    ``rl/docs/evidence``, is laid out as the package is: without this its
+    excerpts would be checked as documents and its cache links reported as
+    leading outside the evidence folder. Only when ``evidence`` is not set:
+    a configured list is taken as written.
+    """
+    try:
+        subs = [f"{name}/docs/evidence" for name in sub_skill_folders(root, cfg)]
+    except InputError:
+        return cfg  # an unlistable root: discovery reports it
+    found = [f for f in subs if (root / f).is_dir() and _outside_root(root, f) is None]
+    if found:
+        cfg.evidence = [*cfg.evidence_folders, *found]
     return cfg
 
 

@@ -28,9 +28,10 @@ from ..check.document import SlugCounter, local_target, parse_document, parser
 from ..check.evidence import split_front_matter
 from ..check.mdlinks import InlineLink, find_inline_links
 from ..check.workspace import Workspace
-from ..core.config import Config, glob_match, load_config, sub_skill_folders
+from ..core.config import Config, load_config, sub_skill_folders
 from ..core.edits import Edit, apply_edits
 from ..core.errors import FindingsError
+from ..core.globs import glob_match
 from ..core.textio import InputError, TextFile, line_starts, read_text
 from .locate import locate
 from .provenance import Provenance, provenance

@@ -41,9 +41,10 @@ from ..check.mdlinks import find_inline_links
 from ..check.rules.skills import is_skill_name
 from ..check.run import check
 from ..check.workspace import Workspace
-from ..core.config import Config, glob_match, is_markdown_name, load_project, sub_skill_folders
+from ..core.config import Config, is_markdown_name, load_project, sub_skill_folders
 from ..core.edits import Edit, apply_edits
 from ..core.frontmatter import set_key
+from ..core.globs import glob_match
 from ..core.paths import unsafe_entry, unsafe_link
 from ..core.regular import read_regular
 from ..core.textio import BOM, InputError, TextFile, exists_or_unreadable, is_dir_safe, read_text, resolve

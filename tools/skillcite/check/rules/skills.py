@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ...core.config import glob_match
 from ...core.diagnostics import Diagnostic
 from ...core.frontmatter import closing_fence, key_lines
+from ...core.globs import glob_match
 from ..document import Document
 from ..workspace import Workspace
 from .base import Rule
