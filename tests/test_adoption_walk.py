@@ -151,7 +151,7 @@ def test_a_foreign_collection_walks_the_docs_to_a_clean_strict_check(tmp_path: P
 
     walkthrough = DOCS.read_text(encoding="utf-8").split("## Walkthrough", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
     commands = [line.split("#")[0].split()[1:] for line in walkthrough.splitlines() if line.startswith("skillcite ")]
-    assert commands == [["init", "--dry-run"], ["init"], ["evidence", "adopt"], ["fix"], ["check"]]
+    assert commands == [["init", "--dry-run"], ["init"], ["evidence", "adopt"], ["fix"], ["review", "--accept-all"], ["check"]]
 
     assert run("init", "--dry-run")[0] == 0
     status, out = run("init")
@@ -175,6 +175,10 @@ def test_a_foreign_collection_walks_the_docs_to_a_clean_strict_check(tmp_path: P
     new7 = (root / "evidence/e07.md").read_text()
     a, b = line_of(new7, "Always be ablating"), line_of(new7, "Standardize observations")
     assert f"Always-Be-Ablating L{a}, standardize-observations L{b})" in skill  # replaced, not appended
+    assert findings(root) == Counter({"SC402": 65, "SC302": 1})
+
+    status, out = run("review", "--accept-all")  # the collection's quotes were reviewed before adoption
+    assert status == 0, out
     assert findings(root) == Counter({"SC402": 65, "SC302": 1})
 
     status, out = run("check")

@@ -394,8 +394,6 @@ def test_sc202_and_sc305_say_the_evidence_folder_setting_is_wrong(pkg: Package) 
 @pytest.mark.parametrize(
     ("blockquote", "cause"),
     [
-        ('> "Assume you have a bug. Everything else follows from this."[^src]',
-         "the blockquote is wrapped in quotation marks, which the source does not have"),
         ("> Assume you have a bug.\nA passage with [brackets] of its own.[^src]",
          "line 8 has no '>' but continues the blockquote (a lazy continuation line)"),
         ("> Assume you have a bug. Everything else follows from this.\n>\n> A passage with some brackets of its own and an ellipsis in the source.[^src]",
@@ -425,6 +423,13 @@ def test_an_attribution_does_not_excuse_altered_words(pkg: Package) -> None:
 
 
 def test_sc302_shows_the_quote_as_written(pkg: Package) -> None:
-    pkg.replace("SKILL.md", "> Assume you have a bug.[^src]", '> "Assume you have a bug. Everything else follows from this."[^src]')
+    pkg.replace("SKILL.md", "> Assume you have a bug.[^src]", '> Assume you have a "bug". Everything else follows from this.[^src]')
     [d] = check(pkg.root).diagnostics
-    assert d.code == "SC302" and '[-"Assume-] {+Assume+}' in d.message and "'Assume" not in d.message
+    assert d.code == "SC302" and '[-"bug".-] {+bug.+}' in d.message and "'bug" not in d.message
+
+
+def test_a_wrapped_altered_blockquote_is_not_blamed_on_its_quotation_marks(pkg: Package) -> None:
+    # Quotation marks around a whole blockquote are allowed; the altered word is the finding.
+    pkg.replace("SKILL.md", "> Assume you have a bug.[^src]", '> "Assume you have no bug. Everything else follows from this."[^src]')
+    [d] = check(pkg.root).diagnostics
+    assert d.code == "SC302" and "[-no-] {+a+}" in d.message and "quotation marks" not in d.message

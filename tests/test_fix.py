@@ -327,7 +327,7 @@ def test_stale_labelled_anchors_past_the_end_are_replaced_after_a_rewrite(pkg: P
     bug, silent = line_of(pkg.read(SRC), "Assume you"), line_of(pkg.read(SRC), "neural nets fail")
     pkg.replace("SKILL.md", f"bug L{bug}, silent L{silent}", f"Assume-you-have-a-bug L{bug + 40}, fail-silently L{silent + 3}")
     commit_all(pkg.root)
-    short = "Neural nets fail silently and you will not notice.\n\nAssume you have a bug. Everything else follows from this.\n"
+    short = "In short, neural nets fail silently and you will not notice.\n\nAssume you have a bug. Everything else follows from this.\n"
     pkg.write(SRC, evidence_text(short))
     commit_all(pkg.root)
     ev = pkg.read(SRC)

@@ -765,12 +765,14 @@ def _lines(ev: Evidence, norm: Normalized, span: tuple[int, int]) -> tuple[int, 
     return ev.file.line_of(start), ev.file.line_of(max(end - 1, start))
 
 
-def word_diff(quoted: str, found: str, context: int = 3, trim: bool = False, shown: str | None = None) -> str:
+def word_diff(quoted: str, found: str, context: int = 3, trim: bool = False, shown: str | None = None, mark_elisions: bool = False) -> str:
     """A compact word diff: ``[-quoted-]{+source+}`` with a little context.
 
     With ``trim``, ``found`` is a stretch of the source around the quote:
     source words before the quote's first word and after its last are not
-    differences, so they are left out rather than shown as insertions.
+    differences, so they are left out rather than shown as insertions. A
+    ``[...]`` is shown as itself (a finding's diff marks only real
+    differences) unless ``mark_elisions``: a reviewer sees what it stands for.
     """
     a, b = quoted.split(), found.split()
     out: list[str] = []
@@ -807,7 +809,7 @@ def word_diff(quoted: str, found: str, context: int = 3, trim: bool = False, sho
                 tail = words[-context:] if k < len(ops) - 1 else []
                 words = head + ["..."] + tail
             out.extend(words)
-        elif i2 > i1 and all(key in _ELISIONS for key in keys_a[i1:i2]):
+        elif i2 > i1 and not mark_elisions and all(key in _ELISIONS for key in keys_a[i1:i2]):
             out.extend(display[i1:i2])  # a legitimate [...] stands for the source words it leaves out: no difference
         else:
             if i2 > i1:
@@ -1120,7 +1122,7 @@ def _quality(m: Match) -> tuple[bool, bool]:
 def _found(qp: QuotePattern, hit: Hit, text: str, lines: tuple[int, int]) -> Match:
     """The match of a hit in ``text``: its departures, and the sentence(s) it stands for."""
     source = " ".join(text[hit.source[0] : hit.source[1]].split())
-    marked = word_diff(qp.text, source, context=10_000) if hit.edits else ""
+    marked = word_diff(qp.text, source, context=10_000, mark_elisions=True) if hit.edits else ""
     if hit.problem is None:
         # A verbatim match names no lines (they are the cited ones); one with departures does, for review.
         return Match("verified", lines if hit.edits else None, edits=hit.edits, source=source, marked=marked)

@@ -25,6 +25,7 @@ from .footnotes import first_definitions
 
 # A blockquote's closing attribution: a dash, then a short name (and title), after the quote's last sentence.
 _ATTRIBUTION = re.compile(r"(?<=[.!?\"\u201d\u2019)\]])\s+(?:\u2014|\u2015|\u2013|--|~)\s*(?P<who>[^\u2014\u2015]{1,160})$")
+_CLOSING_ATTRIBUTION = re.compile(r"(?:\u2014|\u2013|\u2015|--?)\s*\S")  # a last paragraph "— Author[^x]"
 _RANK = {"verified": 0, "moved": 1, "marks": 2, "altered": 3, "notfound": 4}
 
 
@@ -206,9 +207,8 @@ def _blockquote_cause(o: QuoteOutcome) -> str:
     quote = o.quote
     if not quote.block:
         return ""
-    text = quote.text.strip()
-    if text[:1] in "\"\u201c\u201e\u00ab" and text.rstrip(".,;:!?")[-1:] in "\"\u201d\u00bb":
-        return "; the blockquote is wrapped in quotation marks, which the source does not have: a blockquote shows the words without them"
+    # Quotation marks around a whole blockquote are allowed (they are stripped before matching):
+    # never the cause.
     file = o.doc.file
     lines = []
     n = quote.line
@@ -220,6 +220,7 @@ def _blockquote_cause(o: QuoteOutcome) -> str:
         return f"; line {quote.line + lazy} has no '>' but continues the blockquote (a lazy continuation line): its words are part of the quote"
     n = quote.line
     paragraphs = 1
+    last_opening = ""
     while n < file.line_count:
         n += 1
         stripped = file.line(n).strip()
@@ -227,6 +228,9 @@ def _blockquote_cause(o: QuoteOutcome) -> str:
             break
         if stripped.strip("> \t") == "" and n < file.line_count and file.line(n + 1).strip().lstrip(">").strip():
             paragraphs += 1
+            last_opening = file.line(n + 1).strip().lstrip(">").strip()
+    if paragraphs > 1 and _CLOSING_ATTRIBUTION.match(last_opening) and len(last_opening.split()) <= 12:
+        paragraphs -= 1  # "> — Author" closing the blockquote is its frame, not a paragraph of the quote
     if paragraphs > 1 and without_attribution(quote) is None:
         return f"; its {paragraphs} paragraphs are joined into one quote: they must follow each other in the source (cite each on its own, or mark the gap with [...])"
     return ""
