@@ -128,3 +128,12 @@ def test_line_one_is_a_valid_anchor(tmp_path: Path) -> None:
     assert locate("First line holds a fact", e, at((1, 1))).status == "verified"
     m = locate("First line holds a fact", e, at((2, 2)))
     assert (m.status, m.lines) == ("moved", (1, 1))
+
+
+def test_word_diff_marks_no_word_that_is_the_same_in_parentheses() -> None:
+    from skillcite.check.matching import word_diff
+
+    shown = word_diff("apparently silent data corruptions (SDC) can", "footnote: apparently silent data corruptions (SDC) can", context=100)
+    assert shown == "{+footnote:+} apparently silent data corruptions (SDC) can"
+    # a quotation mark the quote adds is still a difference
+    assert word_diff('a "bug" here', "a bug here", context=100) == 'a [-"bug"-] {+bug+} here'

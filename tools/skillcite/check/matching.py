@@ -784,7 +784,8 @@ def word_diff(quoted: str, found: str, context: int = 3, trim: bool = False, sho
     # quotation marks or emphasis around them: a quote may end before the
     # source's full stop, and ``'the`` or ``*a*`` in the source is ``the``
     # or ``a`` in a quote. Quotation marks the quote adds stay differences.
-    keys_a = [w if w in _ELISIONS else w.strip(_EDGE) or w for w in a]  # marks the quote adds are differences
+    # Quotation marks the quote adds are differences; parentheses and emphasis around a word are not.
+    keys_a = [w if w in _ELISIONS else w.strip(_EDGE).strip(_NOT_QUOTES).strip(_EDGE) or w for w in a]
     keys_b = [_diff_key(w) for w in b]
     if keys_a and keys_a[0]:
         # The quote's first letter may change case (docs/citations.md).
@@ -829,6 +830,7 @@ def _fold_quotes(word: str) -> str:
 
 _ELISIONS = frozenset({"[...]", "[…]", "...", "…", "(...)", "[..]"})
 _MARKUP = "*_`'\"\u2018\u2019\u201c\u201d\u00ab\u00bb()"
+_NOT_QUOTES = "*_`()"  # markup around a word that is no quotation mark
 
 
 def _diff_key(word: str) -> str:
