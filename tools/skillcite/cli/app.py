@@ -9,7 +9,6 @@ one line asking for a bug report and exit status 3.
 
 from __future__ import annotations
 
-import gc
 import importlib
 import os
 import sys
@@ -157,10 +156,10 @@ def check(
     """
     from ..check.baseline import write_baseline as save_baseline
     from ..check.cache import enabled
-    from ..check.resultcache import check_summary, store_output
+    from ..check.resultcache import check_summary
     from ..check.selection import apply, policy
     from ..core.config import load_config
-    from .checkrun import output_options, render_check
+    from .checkrun import output_options, run_check
 
     root = package_root(root)
     config = load_config(root) if root.is_dir() else None
@@ -169,15 +168,8 @@ def check(
 
         Workspace(root)
     assert config is not None
-    # The check builds many small objects without reference cycles and then
-    # exits; the cyclic collector would only re-scan them (about a tenth of
-    # the time on large packages).
-    gc.disable()
-    try:
-        summary, tree = check_summary(root, config, use_cache=enabled() and not no_cache)
-    finally:
-        gc.enable()
     if write_baseline is not None:
+        summary, _ = check_summary(root, config, use_cache=enabled() and not no_cache)
         chosen = policy(root, config, select=select, ignore=ignore, strict=bool(strict), baseline=baseline)
         reported, _ = apply(summary.diagnostics, chosen, use_baseline=False)
         count = save_baseline(write_baseline, reported)
@@ -187,10 +179,7 @@ def check(
     for name, value in (("select", select), ("ignore", ignore), ("baseline", baseline)):
         if value is not None:
             given[name] = str(value)
-    options = output_options(given)
-    text, status, chosen_baseline = render_check(root, config, summary, options)
-    if tree is not None:  # the next identical command prints this without checking
-        store_output(root, config, options, tree, chosen_baseline, text, status)
+    text, status = run_check(root, config, output_options(given), use_cache=enabled() and not no_cache)
     click.echo(text)
     sys.exit(status)
 

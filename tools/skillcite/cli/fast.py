@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .checkrun import output_options, package_root, render_check
+from .checkrun import output_options, package_root, render_check, run_check
 
 FORMATS = ("text", "json", "github")
 _VALUED = {"--format": "fmt", "--select": "select", "--ignore": "ignore", "--baseline": "baseline"}
@@ -107,28 +107,16 @@ def try_plain_check(argv: list[str]) -> int | None:
     parsed = parse_check(argv)
     if parsed is None:
         return None
-    import gc
-
     notes: list[str] = []
     try:
         from ..check.cache import enabled
-        from ..check.resultcache import check_summary, store_output
         from ..core.config import load_config
 
         given = parsed.get("root")
         root = package_root(Path(given) if isinstance(given, str) else None, notes.append)
         if not root.is_dir():
             return None
-        config = load_config(root)
-        gc.disable()  # as the click command: many small acyclic objects, then exit
-        try:
-            summary, tree = check_summary(root, config, use_cache=enabled())
-        finally:
-            gc.enable()
-        options = output_options(parsed)
-        text, status, chosen_baseline = render_check(root, config, summary, options)
-        if tree is not None:
-            store_output(root, config, options, tree, chosen_baseline, text, status)
+        text, status = run_check(root, load_config(root), output_options(parsed), use_cache=enabled())
     except Exception:  # noqa: BLE001 - the click application does the work again and reports it
         return None
     for note in notes:
