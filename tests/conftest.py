@@ -6,7 +6,6 @@ it as a skill); every package is built here at run time.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 from pathlib import Path
@@ -119,6 +118,45 @@ HERMETIC_GIT = {
 }
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git on the PATH")
+
+
+def _stretch_reads_as_whole(ev, stretch, wholes: dict) -> None:
+    """Fail unless ``stretch`` (a narrow normalization of ``ev``) is the whole file's, text and offsets."""
+    from skillcite.check.evidence import Evidence
+
+    start, end = next(k for k, v in ev._stretches.items() if v is stretch)
+    key = (id(ev.file), ev.file.text if ev.file else "")
+    whole = wholes.get(key)
+    if whole is None:
+        wholes.clear()  # one file at a time: the audit must not hold every file of the run
+        whole = wholes[key] = Evidence(ev.path, ev.rel, ev.file, ev.error, ev.front).whole()
+    a, b = whole.from_source(start), whole.from_source(end)
+    part = whole.text[a:b]
+    lead = len(part) - len(part.lstrip(" "))
+    assert part.strip(" ") == stretch.text.strip(" "), f"{ev.rel}: the stretch {start}-{end} reads differently from the whole file"
+    for j in range(len(stretch.text)):
+        assert stretch.to_source(j) == whole.to_source(a + lead + j), f"{ev.rel}: offset {j} of the stretch {start}-{end} maps elsewhere"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _audit_narrow_stretches():
+    """Every narrow stretch any test builds is compared with the whole file's normalization (see test_narrow.py)."""
+    from skillcite.check.evidence import Evidence
+
+    real = Evidence.narrow
+    wholes: dict = {}
+    audited: set = set()
+
+    def narrow(self, first, last):
+        got = real(self, first, last)
+        if got is not None and (id(got), first, last) not in audited:
+            _stretch_reads_as_whole(self, got, wholes)
+            audited.add((id(got), first, last))
+        return got
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(Evidence, "narrow", narrow)
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -5,13 +5,14 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..core.frontmatter import FENCE, closing_fence, key_lines, top_key
 from ..core.textio import InputError, TextFile, read_text
-from .markup import markup_offsets
+from .markup import copy_env, markup_offsets, plain_starts, top_blocks
 from .normalize import Normalized, normalize
 from .yamltext import YamlResult, parse_yaml
 
@@ -24,6 +25,19 @@ NO_FRONT_MATTER = (
 KINDS = ("excerpt", "transcript", "notes")
 _SHA = re.compile(r"[0-9a-f]{64}")
 
+
+# Raw characters of whole blocks a narrow stretch keeps on each side of
+# the cited lines, and the normalized characters it must then hold beyond
+# them: the matcher reads a little past a region (the letter after a full
+# stop, the characters around a word boundary), and there the stretch must
+# read as the whole file does.
+NARROW_MARGIN = 256
+NARROW_AFTER = 64
+NARROW_BEFORE = 8
+# Where an HTML comment might begin once markup is dropped ("<!--", "<\\!--",
+# "<!`--`"): normalization reads a comment up to its "-->" wherever that is,
+# across any block, so a file with one is normalized whole.
+_COMMENTISH = re.compile(r"![\\*_`\[\]]{0,3}-")
 
 LOCK_EXEMPT_KEYS = ("sha256", "checked", "upstream_sha256")  # the lock itself, and refresh's old records
 
@@ -109,6 +123,9 @@ class Evidence:
     front: FrontMatter | None = None
     use_cache: bool = False
     _whole: Normalized | None = field(default=None, repr=False)
+    _matchable: str | None = field(default=None, repr=False)
+    _blocks: tuple[list[int], dict[str, Any]] | None = field(default=None, repr=False)
+    _stretches: dict[tuple[int, int], Normalized] = field(default_factory=dict, repr=False)
 
     @classmethod
     def load(cls, path: Path, rel: str, use_cache: bool = False) -> Evidence:
@@ -141,11 +158,11 @@ class Evidence:
         numbers still agree with the file.
         """
         assert self.file is not None
-        end = self.front.body_offset if self.front is not None and self.front.end_line else 0
-        if not end:
-            return self.file.text
-        head = self.file.text[:end]
-        return "".join(ch if ch in "\r\n" else " " for ch in head) + self.file.text[end:]
+        if self._matchable is None:
+            end = self.front.body_offset if self.front is not None and self.front.end_line else 0
+            head = self.file.text[:end]
+            self._matchable = "".join(ch if ch in "\r\n" else " " for ch in head) + self.file.text[end:] if end else self.file.text
+        return self._matchable
 
     def whole(self) -> Normalized:
         """The body normalized, front matter blanked (computed once, on demand)."""
@@ -164,6 +181,62 @@ class Evidence:
             else:
                 self._whole = normalize_markdown(text)
         return self._whole
+
+    def narrow(self, first: int, last: int) -> Normalized | None:
+        """Lines ``first..last`` (1-based) normalized with whole blocks around them; None: use :meth:`whole`.
+
+        A quote cites a few lines of a file that is mostly never quoted: the
+        blocks around those lines are parsed and normalized on their own,
+        offsets still the file's. The stretch starts on a top-level block
+        (no container open there, the whole file's link and footnote
+        definitions given), keeps :data:`NARROW_MARGIN` characters of whole
+        blocks on each side, and widens until it holds enough normalized
+        text beyond the lines; within it the text and the offset map are
+        those of :meth:`whole` (``tests/test_narrow.py`` compares them).
+        None when the whole is already normalized, or when the file holds
+        what may begin an HTML comment.
+        """
+        assert self.file is not None
+        if self._whole is not None:
+            return None
+        text = self.matchable_text()
+        if "<" in text and _COMMENTISH.search(text):
+            return None
+        if self._blocks is None:
+            # A scan of the lines finds enough block starts in most files; the
+            # parser (block structure only) places them in the others.
+            scanned = plain_starts(text)
+            self._blocks = (scanned, {}) if scanned is not None else top_blocks(text)
+        starts, env = self._blocks
+        lines = self.file.line_starts
+        margin = NARROW_MARGIN
+        while True:
+            lo, hi = self.file.line_span(first, last)
+            # Top-level block starts: the last at or before lo - margin, the first at or after hi + margin.
+            a = bisect_right(starts, self.file.line_of(max(lo - margin, 0)) - 1) - 1
+            b = bisect_left(starts, self.file.line_of(min(hi + margin, len(text))))
+            if a <= 0 and b >= len(starts):
+                return None  # the stretch is the whole file
+            start = lines[starts[a]] if a > 0 else 0
+            end = lines[starts[b]] if b < len(starts) else len(text)
+            norm = self._stretch(text, start, end, env)
+            enough_before = start == 0 or norm.from_source(lo) >= NARROW_BEFORE
+            enough_after = end == len(text) or len(norm.text) - norm.from_source(hi) >= NARROW_AFTER
+            if enough_before and enough_after:
+                return norm
+            margin *= 4
+
+    def _stretch(self, text: str, start: int, end: int, env: dict[str, Any]) -> Normalized:
+        """``text[start:end]`` (whole top-level blocks) normalized, offsets the file's."""
+        found = self._stretches.get((start, end))
+        if found is None:
+            # From the line break before the stretch: a blockquote's ">" is
+            # markup only after one, as in the whole file.
+            base = start - 1 if start > 0 else 0
+            piece = text[base:end]
+            drop = markup_offsets(piece, copy_env(env), front=base == 0)
+            found = self._stretches[(start, end)] = normalize(piece, base=base, drop=drop)
+        return found
 
     def norm_span(self, first: int, last: int) -> tuple[int, int]:
         """Bounds in :meth:`whole` of lines ``first..last`` (1-based, inclusive)."""

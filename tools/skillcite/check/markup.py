@@ -19,7 +19,7 @@ its characters: that can only make a quote fail, never pass.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
@@ -94,10 +94,17 @@ def _pair_delimiters(state: StateInline) -> None:
     notes["delims"].clear()
 
 
-@lru_cache(maxsize=1)
-def _parser() -> MarkdownIt:
-    """The skill documents' parser (CommonMark, front matter, footnotes, tables), instrumented."""
-    md = MarkdownIt("commonmark").use(front_matter_plugin).use(footnote_plugin, inline=False, move_to_end=False)
+@lru_cache(maxsize=2)
+def _parser(front: bool = True) -> MarkdownIt:
+    """The skill documents' parser (CommonMark, front matter, footnotes, tables), instrumented.
+
+    Without ``front``, for a stretch of a file that does not start at its
+    first line: a ``---`` opening the stretch is a rule there, not front matter.
+    """
+    md = MarkdownIt("commonmark")
+    if front:
+        md.use(front_matter_plugin)
+    md.use(footnote_plugin, inline=False, move_to_end=False)
     md.enable("table")
     # Excerpts keep the indentation their passages had inside the source's
     # lists; an indented passage is the source's text, not a code block.
@@ -134,21 +141,115 @@ def _content_lines(content: str, first: int, lines: list[str], starts: list[int]
     return out
 
 
-def markup_offsets(text: str) -> list[int]:
+def _source(text: str) -> str:
+    """``text`` as the parser reads it: CR LF and lone CR line ends turned into one character each."""
+    return text.replace("\r\n", "\n").replace("\r", " ") if "\r" in text else text
+
+
+def top_blocks(text: str) -> tuple[list[int], dict[str, Any]]:
+    """The first line (0-based) of each top-level block of ``text``, and the parse's definitions.
+
+    Block structure only, no inline parse: what :func:`markup_offsets`
+    needs to parse a stretch of the file on its own. From the first line of
+    a top-level block no container is open, so the stretch parses as it
+    does inside the whole file, given the definitions (link references,
+    footnotes) that the whole file makes, which the second value holds.
+    """
+    env: dict[str, Any] = {}
+    tokens = _parser().parse(_source(text), env)
+    starts = sorted({tok.map[0] for tok in tokens if tok.level == 0 and tok.nesting >= 0 and tok.map})
+    return starts, env
+
+
+# A line that opens a top-level block after a blank line: at column 0, and
+# not what could continue or reopen a container or a list (markers, rules,
+# setext lines, fences, HTML, indentation).
+_CUT = re.compile(r"\n[ \t\r]*\n(?=[^ \t\r\n\-+*_=~`<0-9])")
+_FENCE_LINE = re.compile(r"(?m)^([ \t>]*)(`{3,}|~{3,})(.*)$")
+# What the scan below cannot place: link or footnote definitions (they
+# change how other blocks read), HTML blocks that run past blank lines.
+_UNSCANNED = re.compile(r"(?im)\]:|^[ \t>]*<(?:[!?]|(?:script|pre|style|textarea)(?:[\s>]|$))")
+_HTML_LINE = re.compile(r"(?m)^[ \t>]*<")
+
+
+def plain_starts(text: str) -> list[int] | None:
+    """Lines (0-based) where a top-level block surely starts, from a scan of the text; None when unsure.
+
+    A line after a blank line, at column 0, that no container can hold and
+    that opens no list item: every container and list is closed there,
+    unless a fenced code block is open, which the scan follows. Files with
+    definitions, HTML blocks that cross blank lines, fences inside
+    containers, or fence lines next to HTML give None (:func:`top_blocks`
+    parses those). A subset of :func:`top_blocks`' starts, which
+    ``tests/test_narrow.py`` checks on generated Markdown.
+    """
+    if _UNSCANNED.search(text):
+        return None
+    source = _source(text)  # same lines as ``text``
+    fences = list(_FENCE_LINE.finditer(source))
+    if fences and (_HTML_LINE.search(source) or any(m.group(1) for m in fences)):
+        return None  # a fence line inside an HTML block or a container: only the parser can place it
+    cuts = [m.end() for m in _CUT.finditer(source)]
+    # Drop the cuts inside fenced code: an opener is ``` or ~~~ (a backtick
+    # fence's info string holds no backtick); its closer is the same
+    # character, at least as long, nothing else on the line; an unclosed
+    # fence runs to the end.
+    inside: list[int] = []  # flat (open, close) offsets, ascending
+    open_at, char, width = -1, "", 0
+    for m in fences:
+        run, rest = m.group(2), m.group(3)
+        if open_at < 0:
+            if run[0] == "`" and "`" in rest:
+                continue
+            open_at, char, width = m.start(), run[0], len(run)
+        elif run[0] == char and len(run) >= width and not rest.strip(" \t"):
+            inside += (open_at, m.end())
+            open_at = -1
+    if open_at >= 0:
+        inside += (open_at, len(source))
+    # A cut is inside a fence when an odd number of bounds lie before it.
+    kept = [c for c in cuts if bisect_left(inside, c) % 2 == 0] if inside else cuts
+    return _line_numbers(source, kept)
+
+
+def _line_numbers(text: str, offsets: list[int]) -> list[int]:
+    """0-based line numbers of line-start ``offsets`` (ascending), with line 0 first."""
+    out = [0]
+    line, pos = 0, 0
+    for off in offsets:
+        line += text.count("\n", pos, off)
+        pos = off
+        out.append(line)
+    return out
+
+
+def copy_env(env: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a parse's definitions that a second parse may update without touching the first."""
+    out: dict[str, Any] = {}
+    if "references" in env:
+        out["references"] = dict(env["references"])
+    if "footnotes" in env:
+        out["footnotes"] = {"refs": dict(env["footnotes"].get("refs", {})), "list": {}}
+    return out
+
+
+def markup_offsets(text: str, env: dict[str, Any] | None = None, front: bool = True) -> list[int]:
     """Offsets in ``text`` (raw Markdown) of the characters that are markup.
 
     Emphasis delimiters the parser paired, backslashes of escapes, code-span
     backticks, link and image syntax around their text, autolink brackets,
     footnote references and definition labels, list markers and ATX
-    heading markers.
+    heading markers. For a stretch of a file that starts on a top-level
+    block (see :func:`top_blocks`), pass a copy of the whole file's ``env``
+    and ``front=False``.
     """
-    md = _parser()
-    source = text.replace("\r\n", "\n").replace("\r", " ") if "\r" in text else text
+    md = _parser(front)
+    source = _source(text)
     lines = text.split("\n")
     starts = [0]
     for line in lines[:-1]:
         starts.append(starts[-1] + len(line) + 1)
-    env: dict[str, Any] = {}
+    env = {} if env is None else env
     tokens = md.parse(source, env)
     drop: list[int] = []
     cursor: dict[int, int] = {}

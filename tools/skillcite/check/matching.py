@@ -717,7 +717,7 @@ def _after_in_sentence(text: str, edge: int, hi: int) -> str:
     return text[edge:b]
 
 
-def _passage(ev: Evidence, text: str, ranges: list[Range]) -> tuple[str, list[tuple[int, int]]]:
+def _passage(ev: Evidence, norm: Normalized, ranges: list[Range]) -> tuple[str, list[tuple[int, int]]]:
     """The normalized text of ``ranges``, in line order, as one string.
 
     Ranges that touch, overlap or are separated by blank lines only are one
@@ -735,8 +735,9 @@ def _passage(ev: Evidence, text: str, ranges: list[Range]) -> tuple[str, list[tu
     offsets: list[tuple[int, int]] = []
     size = 0
     sep = f" {_OMISSION} "
+    text = norm.text
     for first, last in blocks:
-        a, b = ev.norm_span(first, last)
+        a, b = _norm_span(ev, norm, first, last)
         piece = text[a:b]
         stripped = piece.lstrip(" ")
         a += len(piece) - len(stripped)
@@ -757,6 +758,13 @@ def _passage_lines(ev: Evidence, norm: Normalized, offsets: list[tuple[int, int]
         return base[1] + (i - base[0])
 
     return _lines(ev, norm, (back(hit.start), back(max(hit.end - 1, hit.start)) + 1))
+
+
+def _norm_span(ev: Evidence, norm: Normalized, first: int, last: int) -> tuple[int, int]:
+    """Bounds in ``norm`` (the whole file or a narrow stretch of it) of lines ``first..last``."""
+    assert ev.file is not None
+    start, end = ev.file.line_span(first, last)
+    return norm.from_source(start), norm.from_source(end)
 
 
 def _lines(ev: Evidence, norm: Normalized, span: tuple[int, int]) -> tuple[int, int]:
@@ -1042,10 +1050,18 @@ def locate(quote: str, ev: Evidence, anchors: list[list[Range]]) -> Match:
     if qp is None or ev.file is None:
         return Match("verified")
     total = ev.line_count
-    whole = ev.whole()
-    text = whole.text
     valid = [[r for r in ranges if 1 <= r.start <= r.end <= total] for ranges in anchors]
     valid = [v for v in valid if v]
+    if valid:
+        # The common case, cheaply: the quote at its cited lines, in a narrow
+        # stretch around them that reads as the whole file does there.
+        stretch = ev.narrow(min(r.start for v in valid for r in v), max(r.end for v in valid for r in v))
+        if stretch is not None:
+            found = _at_cited(qp, ev, stretch, valid)
+            if found is not None:
+                return found
+    whole = ev.whole()
+    text = whole.text
     found = _exact(qp, ev, whole, valid)
     if found is None:
         joined = _unhyphenated(qp, ev.file.text)
@@ -1089,32 +1105,43 @@ def _exact(qp: QuotePattern, ev: Evidence, whole: Normalized, valid: list[list[R
     At the cited lines a verbatim hit wins over one with departures from
     verbatim, and that over one whose marks break the editorial policy.
     """
-    text = whole.text
-    best: Match | None = None  # the best found at the cited lines
-    tries: list[list[Range]] = list(valid)
-    if len(valid) > 1:
-        tries.append([r for v in valid for r in v])
-    for ranges in tries:
-        if len(ranges) == 1:
-            lo, hi = ev.norm_span(ranges[0].start, ranges[0].end)
-            hit = find_exact(qp, text, lo, hi)
-            found = _found(qp, hit, text, _lines(ev, whole, (hit.start, hit.end))) if hit else None
-        else:
-            passage, offsets = _passage(ev, text, ranges)
-            hit = find_exact(qp, passage)
-            found = _found(qp, hit, passage, _passage_lines(ev, whole, offsets, hit)) if hit else None
-        if found is not None and (best is None or _quality(found) < _quality(best)):
-            best = found
-            if _quality(best) == (False, False):
-                return best
+    best = _at_cited(qp, ev, whole, valid)
     if best is not None:
         return best
+    text = whole.text
     hit = find_exact(qp, text)
     if hit:
         lines = _lines(ev, whole, (hit.start, hit.end))
         found = _found(qp, hit, text, lines)
         return found if found.status == "marks" else Match("moved", lines, edits=found.edits, source=found.source, marked=found.marked)
     return None
+
+
+def _at_cited(qp: QuotePattern, ev: Evidence, norm: Normalized, valid: list[list[Range]]) -> Match | None:
+    """The best match at the cited lines, in ``norm`` (the whole file or a stretch holding them); None if none.
+
+    A verbatim hit wins over one with departures from verbatim, and that
+    over one whose marks break the editorial policy.
+    """
+    text = norm.text
+    best: Match | None = None
+    tries: list[list[Range]] = list(valid)
+    if len(valid) > 1:
+        tries.append([r for v in valid for r in v])
+    for ranges in tries:
+        if len(ranges) == 1:
+            lo, hi = _norm_span(ev, norm, ranges[0].start, ranges[0].end)
+            hit = find_exact(qp, text, lo, hi)
+            found = _found(qp, hit, text, _lines(ev, norm, (hit.start, hit.end))) if hit else None
+        else:
+            passage, offsets = _passage(ev, norm, ranges)
+            hit = find_exact(qp, passage)
+            found = _found(qp, hit, passage, _passage_lines(ev, norm, offsets, hit)) if hit else None
+        if found is not None and (best is None or _quality(found) < _quality(best)):
+            best = found
+            if _quality(best) == (False, False):
+                return best
+    return best
 
 
 def _quality(m: Match) -> tuple[bool, bool]:
