@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,14 +26,12 @@ KINDS = ("excerpt", "transcript", "notes")
 _SHA = re.compile(r"[0-9a-f]{64}")
 
 
-# Raw characters of whole blocks a narrow stretch keeps on each side of
-# the cited lines, and the normalized characters it must then hold beyond
-# them: the matcher reads a little past a region (the letter after a full
-# stop, the characters around a word boundary), and there the stretch must
-# read as the whole file does.
-NARROW_MARGIN = 256
+# A narrow stretch is the whole blocks holding the cited lines, widened
+# until it holds this many normalized characters beyond them: the matcher
+# reads a little past a region (the letter after a full stop, the characters
+# around a word boundary), and there the stretch must read as the whole
+# file does.
 NARROW_AFTER = 64
-NARROW_BEFORE = 8
 # Where an HTML comment might begin once markup is dropped ("<!--", "<\\!--",
 # "<!`--`"): normalization reads a comment up to its "-->" wherever that is,
 # across any block, so a file with one is normalized whole.
@@ -126,6 +124,7 @@ class Evidence:
     _matchable: str | None = field(default=None, repr=False)
     _blocks: tuple[list[int], dict[str, Any]] | None = field(default=None, repr=False)
     _stretches: dict[tuple[int, int], Normalized] = field(default_factory=dict, repr=False)
+    _narrowed: int = field(default=0, repr=False)  # characters normalized in stretches so far
 
     @classmethod
     def load(cls, path: Path, rel: str, use_cache: bool = False) -> Evidence:
@@ -189,12 +188,13 @@ class Evidence:
         blocks around those lines are parsed and normalized on their own,
         offsets still the file's. The stretch starts on a top-level block
         (no container open there, the whole file's link and footnote
-        definitions given), keeps :data:`NARROW_MARGIN` characters of whole
-        blocks on each side, and widens until it holds enough normalized
-        text beyond the lines; within it the text and the offset map are
-        those of :meth:`whole` (``tests/test_narrow.py`` compares them).
-        None when the whole is already normalized, or when the file holds
-        what may begin an HTML comment.
+        definitions given) and widens by whole blocks until it holds
+        enough normalized text after the lines (:data:`NARROW_AFTER`);
+        within it the text and the offset map are those of :meth:`whole`
+        (``tests/test_narrow.py`` compares them). None when the whole is
+        already normalized, when the stretches of the file would add up to
+        more than the file, or when the file holds what may begin an HTML
+        comment.
         """
         assert self.file is not None
         if self._whole is not None:
@@ -209,22 +209,23 @@ class Evidence:
             self._blocks = (scanned, {}) if scanned is not None else top_blocks(text)
         starts, env = self._blocks
         lines = self.file.line_starts
-        margin = NARROW_MARGIN
+        lo, hi = self.file.line_span(first, last)
+        a = bisect_right(starts, first - 1) - 1  # the block holding the first cited line
+        b = bisect_right(starts, last - 1)  # the first block after the last cited line
+        extra = 1  # blocks after the cited ones, doubled until the stretch reads far enough
         while True:
-            lo, hi = self.file.line_span(first, last)
-            # Top-level block starts: the last at or before lo - margin, the first at or after hi + margin.
-            a = bisect_right(starts, self.file.line_of(max(lo - margin, 0)) - 1) - 1
-            b = bisect_left(starts, self.file.line_of(min(hi + margin, len(text))))
-            if a <= 0 and b >= len(starts):
+            stop = b + extra
+            if a <= 0 and stop >= len(starts):
                 return None  # the stretch is the whole file
             start = lines[starts[a]] if a > 0 else 0
-            end = lines[starts[b]] if b < len(starts) else len(text)
+            end = lines[starts[stop]] if stop < len(starts) else len(text)
+            if (start, end) not in self._stretches and self._narrowed + end - start > len(text):
+                # Quotes all over the file: its stretches would cost more than the whole.
+                return None
             norm = self._stretch(text, start, end, env)
-            enough_before = start == 0 or norm.from_source(lo) >= NARROW_BEFORE
-            enough_after = end == len(text) or len(norm.text) - norm.from_source(hi) >= NARROW_AFTER
-            if enough_before and enough_after:
+            if end == len(text) or len(norm.text) - norm.from_source(hi) >= NARROW_AFTER:
                 return norm
-            margin *= 4
+            extra *= 2
 
     def _stretch(self, text: str, start: int, end: int, env: dict[str, Any]) -> Normalized:
         """``text[start:end]`` (whole top-level blocks) normalized, offsets the file's."""
@@ -236,6 +237,7 @@ class Evidence:
             piece = text[base:end]
             drop = markup_offsets(piece, copy_env(env), front=base == 0)
             found = self._stretches[(start, end)] = normalize(piece, base=base, drop=drop)
+            self._narrowed += end - start
         return found
 
     def norm_span(self, first: int, last: int) -> tuple[int, int]:

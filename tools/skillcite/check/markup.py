@@ -165,11 +165,13 @@ def top_blocks(text: str) -> tuple[list[int], dict[str, Any]]:
 # not what could continue or reopen a container or a list (markers, rules,
 # setext lines, fences, HTML, indentation).
 _CUT = re.compile(r"\n[ \t\r]*\n(?=[^ \t\r\n\-+*_=~`<0-9])")
-_FENCE_LINE = re.compile(r"(?m)^([ \t>]*)(`{3,}|~{3,})(.*)$")
-# What the scan below cannot place: link or footnote definitions (they
-# change how other blocks read), HTML blocks that run past blank lines.
-_UNSCANNED = re.compile(r"(?im)\]:|^[ \t>]*<(?:[!?]|(?:script|pre|style|textarea)(?:[\s>]|$))")
-_HTML_LINE = re.compile(r"(?m)^[ \t>]*<")
+# Each pattern below starts at a line break, so that the regular expression
+# engine looks for that character only; the scan reads "\n" + the text.
+_FENCE_LINE = re.compile(r"\n([ \t>]*)(`{3,}|~{3,})([^\n]*)")
+# What the scan below cannot place: link or footnote definitions (``]:``,
+# they change how other blocks read), HTML blocks that run past blank lines.
+_UNSCANNED_HTML = re.compile(r"(?i)\n[ \t>]*<(?:[!?]|(?:script|pre|style|textarea)(?:[\s>]|$))")
+_HTML_LINE = re.compile(r"\n[ \t>]*<")
 
 
 def plain_starts(text: str) -> list[int] | None:
@@ -183,9 +185,11 @@ def plain_starts(text: str) -> list[int] | None:
     parses those). A subset of :func:`top_blocks`' starts, which
     ``tests/test_narrow.py`` checks on generated Markdown.
     """
-    if _UNSCANNED.search(text):
+    if "]:" in text:
         return None
-    source = _source(text)  # same lines as ``text``
+    source = "\n" + _source(text)  # same lines as ``text``, one line break ahead
+    if _UNSCANNED_HTML.search(source):
+        return None
     fences = list(_FENCE_LINE.finditer(source))
     if fences and (_HTML_LINE.search(source) or any(m.group(1) for m in fences)):
         return None  # a fence line inside an HTML block or a container: only the parser can place it
@@ -201,7 +205,7 @@ def plain_starts(text: str) -> list[int] | None:
         if open_at < 0:
             if run[0] == "`" and "`" in rest:
                 continue
-            open_at, char, width = m.start(), run[0], len(run)
+            open_at, char, width = m.start() + 1, run[0], len(run)
         elif run[0] == char and len(run) >= width and not rest.strip(" \t"):
             inside += (open_at, m.end())
             open_at = -1
@@ -212,12 +216,12 @@ def plain_starts(text: str) -> list[int] | None:
     return _line_numbers(source, kept)
 
 
-def _line_numbers(text: str, offsets: list[int]) -> list[int]:
-    """0-based line numbers of line-start ``offsets`` (ascending), with line 0 first."""
+def _line_numbers(source: str, offsets: list[int]) -> list[int]:
+    """0-based line numbers of line-start ``offsets`` in ``source`` ("\n" + the text), with line 0 first."""
     out = [0]
-    line, pos = 0, 0
+    line, pos = 0, 1
     for off in offsets:
-        line += text.count("\n", pos, off)
+        line += source.count("\n", pos, off)
         pos = off
         out.append(line)
     return out
