@@ -121,7 +121,6 @@ class Evidence:
     front: FrontMatter | None = None
     use_cache: bool = False
     _whole: Normalized | None = field(default=None, repr=False)
-    _matchable: str | None = field(default=None, repr=False)
     _blocks: tuple[list[int], dict[str, Any]] | None = field(default=None, repr=False)
     _stretches: dict[tuple[int, int], Normalized] = field(default_factory=dict, repr=False)
     _narrowed: int = field(default=0, repr=False)  # characters normalized in stretches so far
@@ -148,20 +147,23 @@ class Evidence:
         """Number of physical lines in the file."""
         return self.file.line_count if self.file else 0
 
-    def matchable_text(self) -> str:
+    def matchable_text(self, start: int = 0, end: int | None = None) -> str:
         """The file's text with its front matter blanked out, offsets and lines kept.
 
         Front matter is provenance, not the author's words: a quote must
         never be found in a ``note:`` or ``via:`` value. Each of its
         characters but line breaks becomes a space, so offsets and line
-        numbers still agree with the file.
+        numbers still agree with the file. ``start`` and ``end`` take a
+        slice (a stretch of a large file costs only its own length).
         """
         assert self.file is not None
-        if self._matchable is None:
-            end = self.front.body_offset if self.front is not None and self.front.end_line else 0
-            head = self.file.text[:end]
-            self._matchable = "".join(ch if ch in "\r\n" else " " for ch in head) + self.file.text[end:] if end else self.file.text
-        return self._matchable
+        text = self.file.text
+        stop = len(text) if end is None else end
+        head = self.front.body_offset if self.front is not None and self.front.end_line else 0
+        if start >= head:
+            return text[start:stop] if start or stop < len(text) else text
+        blank = "".join(ch if ch in "\r\n" else " " for ch in text[start : min(head, stop)])
+        return blank + text[head:stop] if stop > head else blank
 
     def whole(self) -> Normalized:
         """The body normalized, front matter blanked (computed once, on demand)."""
@@ -199,14 +201,17 @@ class Evidence:
         assert self.file is not None
         if self._whole is not None:
             return None
-        text = self.matchable_text()
-        if "<" in text and _COMMENTISH.search(text):
-            return None
         if self._blocks is None:
-            # A scan of the lines finds enough block starts in most files; the
-            # parser (block structure only) places them in the others.
-            scanned = plain_starts(text)
-            self._blocks = (scanned, {}) if scanned is not None else top_blocks(text)
+            text = self.matchable_text()
+            if "<" in text and _COMMENTISH.search(text):
+                self._blocks = ([], {})  # no stretch: normalized whole
+            else:
+                # A scan of the lines finds enough block starts in most files;
+                # the parser (block structure only) places them in the others.
+                scanned = plain_starts(text)
+                self._blocks = (scanned, {}) if scanned is not None else top_blocks(text)
+            del text  # a blanked copy of the whole file: not kept
+        size = len(self.file.text)
         starts, env = self._blocks
         lines = self.file.line_starts
         lo, hi = self.file.line_span(first, last)
@@ -218,23 +223,23 @@ class Evidence:
             if a <= 0 and stop >= len(starts):
                 return None  # the stretch is the whole file
             start = lines[starts[a]] if a > 0 else 0
-            end = lines[starts[stop]] if stop < len(starts) else len(text)
-            if (start, end) not in self._stretches and self._narrowed + end - start > len(text):
+            end = lines[starts[stop]] if stop < len(starts) else size
+            if (start, end) not in self._stretches and self._narrowed + end - start > size:
                 # Quotes all over the file: its stretches would cost more than the whole.
                 return None
-            norm = self._stretch(text, start, end, env)
-            if end == len(text) or len(norm.text) - norm.from_source(hi) >= NARROW_AFTER:
+            norm = self._stretch(start, end, env)
+            if end == size or len(norm.text) - norm.from_source(hi) >= NARROW_AFTER:
                 return norm
             extra *= 2
 
-    def _stretch(self, text: str, start: int, end: int, env: dict[str, Any]) -> Normalized:
-        """``text[start:end]`` (whole top-level blocks) normalized, offsets the file's."""
+    def _stretch(self, start: int, end: int, env: dict[str, Any]) -> Normalized:
+        """The file's ``[start, end)`` (whole top-level blocks) normalized, offsets the file's."""
         found = self._stretches.get((start, end))
         if found is None:
             # From the line break before the stretch: a blockquote's ">" is
             # markup only after one, as in the whole file.
             base = start - 1 if start > 0 else 0
-            piece = text[base:end]
+            piece = self.matchable_text(base, end)
             drop = markup_offsets(piece, copy_env(env), front=base == 0)
             found = self._stretches[(start, end)] = normalize(piece, base=base, drop=drop)
             self._narrowed += end - start

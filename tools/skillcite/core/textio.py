@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import tempfile
+from array import array
 from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -43,7 +45,7 @@ class TextFile:
     path: Path
     text: str
     bom: bool
-    line_starts: list[int]
+    line_starts: Sequence[int]  # an array of 8-byte offsets from line_starts(); a list will do
 
     @property
     def line_count(self) -> int:
@@ -107,9 +109,13 @@ def _resolve_uncached(path: Path) -> Path:
         return Path(os.path.abspath(path))
 
 
-def line_starts(text: str) -> list[int]:
-    """Offsets where each line begins (line 1 at offset 0)."""
-    starts = [0]
+def line_starts(text: str) -> array[int]:
+    """Offsets where each line begins (line 1 at offset 0).
+
+    An array, not a list: 8 bytes a line instead of about 36, for evidence
+    files of many lines that are never quoted.
+    """
+    starts = array("q", [0])
     find = text.find
     i = find("\n")
     while i != -1:
