@@ -95,3 +95,24 @@ def test_crlf_keeps_line_numbers() -> None:
     [q] = doc.quotes
     assert q.line == 3
     assert doc.definitions[0].line == 5
+
+
+def test_a_quote_is_placed_at_the_leftmost_opening_mark_as_a_pattern_would() -> None:
+    # locate_quote scans instead of compiling a pattern per quote: on random
+    # text it must answer what the pattern ``mark [^\w\n]{0,4} first-word`` did.
+    import random
+    import re
+
+    from skillcite.check.document import Document, _Builder
+
+    rng = random.Random(23)
+    alphabet = ['"', "'", "\u201c", "\u2018", "\u00ab", " ", " ", "\n", "(", "*", "_", "-", "a", "b", "ab", "x", "1", "é", "."]
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        word = rng.choice(["a", "ab", "b", "x1", "é"])
+        lo = rng.randint(0, len(text))
+        hi = rng.randint(lo, len(text))
+        doc = Document(Path("d.md"), "d.md", TextFile(Path("d.md"), text, False, line_starts(text)))
+        pattern = re.compile("[\"\u201c\u201d\u201e\u00ab\u300c\u300e\u2018'][^\\w\\n]{0,4}" + re.escape(word))
+        m = pattern.search(text, lo, hi)
+        assert _Builder(doc).locate_quote(word + " rest", (lo, hi)) == (m.start() if m else -1), (text, word, lo, hi)

@@ -268,15 +268,22 @@ def load(name: str) -> Any:
         return None
 
 
+_written = 0  # entries this process has written: part of each temporary file's name
+
+
 def store(name: str, value: Any) -> None:
     """Write ``value`` for ``name`` atomically; failures (and values the codec refuses) are ignored."""
-    import tempfile  # only when writing: a warm check writes nothing
-
+    global _written
     try:
         data = json.dumps(encode(value), ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
         folder = _folder() / name[:2]
         folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        # A name no other process or call uses (the process id and a count),
+        # created exclusively: what tempfile would give, without importing
+        # it (and random, and shutil) on every cold check.
+        _written += 1
+        tmp = folder / f".{name}.{os.getpid()}.{_written}.tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)

@@ -25,7 +25,6 @@ with more than :data:`MAX_MARKS` editorial marks, skip the costly step.
 
 from __future__ import annotations
 
-import difflib
 import re
 import unicodedata
 from collections import Counter, deque
@@ -882,6 +881,8 @@ def _only_differences(ops: list[tuple[str, int, int, int, int]], a: list[str], b
 def _word_opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
     """Opcodes turning word list ``a`` into ``b``; rapidfuzz past :data:`DIFF_WORDS` (difflib is quadratic)."""
     if len(a) <= DIFF_WORDS and len(b) <= DIFF_WORDS:
+        import difflib  # here only: a verbatim quote needs no diff
+
         return [tuple(op) for op in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()]  # type: ignore[misc]
     from rapidfuzz.distance import Indel
 

@@ -25,8 +25,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -158,6 +156,8 @@ def save_reviews(reviews: Reviews) -> None:
     """Write the review file atomically, records sorted (stable diffs)."""
     items = sorted(reviews.records.values(), key=lambda r: (r.document, r.evidence, r.quote, r.id))
     text = json.dumps({"version": FORMAT_VERSION, "reviews": [r.to_data() for r in items]}, indent=1, ensure_ascii=False) + "\n"
+    import tempfile  # here only: a check reads reviews, never writes them
+
     reviews.path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".reviews-", suffix=".tmp", dir=reviews.path.parent)
     try:
@@ -171,6 +171,8 @@ def save_reviews(reviews: Reviews) -> None:
 
 def reviewer(root: Path) -> str:
     """Who accepts: the git author of the repository at ``root`` (name and mail), else the user name."""
+    import subprocess  # here only: a check never asks who reviews
+
     try:
         out = subprocess.run(
             ["git", "-C", str(root), "var", "GIT_AUTHOR_IDENT"], capture_output=True, text=True, timeout=10, check=False

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -196,6 +195,8 @@ def _dynamic_version(root: Path, data: dict[str, Any]) -> str | None:
     base = root / str(dirs.get("", "."))
     parts = module.split(".")
     candidates = [base.joinpath(*parts, "__init__.py"), base.joinpath(*parts[:-1], parts[-1] + ".py")]
+    import ast  # here only: most projects name their version without a module to read
+
     for path in candidates:
         try:
             tree = ast.parse(path.read_text(encoding="utf-8"))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from array import array
 from bisect import bisect_right
 from collections.abc import Sequence
@@ -158,6 +157,8 @@ def atomic_write(path: Path, data: bytes) -> None:
     synced and then renamed over the target: a crash at any point leaves
     either the old file or the new one, never a mix.
     """
+    import tempfile  # here only: a check writes no files of the package
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
