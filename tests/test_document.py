@@ -116,3 +116,37 @@ def test_a_quote_is_placed_at_the_leftmost_opening_mark_as_a_pattern_would() -> 
         pattern = re.compile("[\"\u201c\u201d\u201e\u00ab\u300c\u300e\u2018'][^\\w\\n]{0,4}" + re.escape(word))
         m = pattern.search(text, lo, hi)
         assert _Builder(doc).locate_quote(word + " rest", (lo, hi)) == (m.start() if m else -1), (text, word, lo, hi)
+
+
+def _documents_both_ways(texts: list[str], monkeypatch: pytest.MonkeyPatch) -> int:
+    """Parse each text into a model with the model parser and with the full inline parse; assert they agree."""
+    from skillcite.check import document
+
+    full = document.parser()
+    models = [parse_document(Path("d.md"), "d.md", TextFile(Path("d.md"), t, False, line_starts(t))) for t in texts]
+    with monkeypatch.context() as m:
+        m.setattr(document, "parser", lambda model=False: full)
+        for text, model in zip(texts, models, strict=True):
+            assert parse_document(Path("d.md"), "d.md", model.file) == model, text[:200]
+    return len(texts)
+
+
+def test_the_model_parser_builds_the_models_a_full_inline_parse_builds(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 23: paragraphs without "[" or "<" are not parsed inline; nothing the model holds may change.
+    import random
+    import sys
+
+    repo = Path(__file__).resolve().parent.parent
+    sys.path.insert(0, str(repo / "tests"))
+    from test_narrow import generated
+
+    texts = [p.read_text(encoding="utf-8") for p in sorted(repo.rglob("*.md")) if not any(part.startswith(".") for part in p.relative_to(repo).parts)]
+    rng = random.Random(7)
+    extras = [
+        '"A quote," said[^a] someone.\n\n[^a]: A, "T" ([cache](e.md): L3)\n',
+        'As the post[^s] puts it:\n\n> "Quoted" words\n> more\n\n[^s]: S\n',
+        "> A blockquote without a source\n\n## A `heading` with *marks*\n\n| a | [b](x.md) |\n|---|---|\n| <span id=\"k\">c</span> | d |\n",
+        "Text with &lt;b&gt; entities and \\[escaped\\] brackets, 'single' and \u201ccurly\u201d quotes.\n",
+    ]
+    texts += extras + [generated(seed) + rng.choice(extras) for seed in range(150)]
+    assert _documents_both_ways(texts, monkeypatch) > 250

@@ -19,6 +19,7 @@ from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock
+from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
@@ -60,17 +61,45 @@ _WORD = re.compile(r"\w+")
 TOO_DEEP = "skillcite_too_deep"  # env key: first line markdown-it left unparsed (nesting)
 
 
-@lru_cache(maxsize=1)
-def parser() -> MarkdownIt:
+def _needed_inline(state: StateCore) -> None:
+    """markdown-it's core ``inline`` rule, for the inline tokens a document model reads.
+
+    Those of headings (slugs) and blockquotes (quoted text), and those
+    holding a ``[`` or a ``<``: without one there is no link, footnote
+    reference, autolink or inline HTML, so a paragraph's inline parse adds
+    nothing to the model (its inline quotes need a reference in the same
+    paragraph). The others keep no children. ``tests/test_document.py``
+    compares models built both ways.
+    """
+    depth = 0
+    tokens = state.tokens
+    for k, tok in enumerate(tokens):
+        if tok.type == "blockquote_open":
+            depth += 1
+        elif tok.type == "blockquote_close":
+            depth -= 1
+        elif tok.type == "inline":
+            if tok.children is None:
+                tok.children = []
+            if depth or "[" in tok.content or "<" in tok.content or (k and tokens[k - 1].type == "heading_open"):
+                state.md.inline.parse(tok.content, state.md, state.env, tok.children)
+
+
+@lru_cache(maxsize=2)
+def parser(model: bool = False) -> MarkdownIt:
     """The shared CommonMark parser with front matter, footnotes and tables.
 
     markdown-it stops parsing a container nested ``maxNesting`` (20) levels
     deep and drops its content without a word. The block tokenizer is
     wrapped so that such a stop is recorded in the parse's ``env`` under
     :data:`TOO_DEEP` (the first skipped line), and the check can report it.
+    With ``model``, the parser :func:`parse_document` uses: inline tokens
+    the model does not read are left unparsed (see :func:`_needed_inline`).
     """
     md = MarkdownIt("commonmark").use(front_matter_plugin).use(footnote_plugin, inline=False, move_to_end=False)
     md.enable("table")
+    if model:
+        md.core.ruler.at("inline", _needed_inline)
     block = md.block
     tokenize = type(block).tokenize
 
@@ -683,7 +712,7 @@ def parse_document(path: Path, rel: str, file: TextFile, is_cache: IsCache | Non
                 doc.lone_cr.append(Located("lone carriage return", *_position(file, at)))
             at = file.text.find("\r", at + 1)
     env: dict[str, Any] = {}
-    _Builder(doc).build(parser().parse(text, env))
+    _Builder(doc).build(parser(model=True).parse(text, env))
     if TOO_DEEP in env:
         line = env[TOO_DEEP] + 1
         doc.too_deep.append(Located(str(parser().options.maxNesting), line, 1))
