@@ -2,7 +2,11 @@
 
 Order of work, cheapest first (docs/citations.md):
 
-1. the quote, normalized, as a literal inside the cited ranges;
+1. the quote, normalized, as a literal inside the cited ranges, first in a
+   narrow stretch of whole blocks around them
+   (:meth:`~skillcite.check.evidence.Evidence.narrow`, which reads as the
+   whole file does there), so a file that is mostly never quoted is not
+   parsed and normalized whole when its quotes are where they say;
 2. if it has elisions (``[...]``) or insertions (``[word]``), its segments in
    order inside the cited ranges (a literal match is tried first because
    sources have brackets and ellipses of their own), and what each mark
@@ -1044,8 +1048,10 @@ def locate(quote: str, ev: Evidence, anchors: list[list[Range]]) -> Match:
 
     Each anchor (a comma item: one or more ranges joined with ``+``) is tried
     on its own, then all of them together, so a quote may sit in any one
-    anchor or span several. The evidence file is normalized once and every
-    region is a slice of it, so many quotes citing one file stay cheap.
+    anchor or span several. The cited lines are tried first in a narrow
+    stretch around them; past that, the evidence file is normalized once
+    and every region is a slice of it, so many quotes citing one file stay
+    cheap.
     """
     qp = compile_quote(quote)
     if qp is None or ev.file is None:
