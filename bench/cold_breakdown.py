@@ -2,6 +2,7 @@
 
     python bench/cold_breakdown.py                 # this repository and the real-shaped corpus
     python bench/cold_breakdown.py --rounds 5 ROOT # another package
+    python bench/cold_breakdown.py --tools /tmp/old/tools   # an earlier commit's skillcite (git archive)
 
 Each figure is CPU seconds (user + system, ``os.wait4``), the least of
 ``--rounds`` runs, each in a fresh child process, so nothing is shared
@@ -54,7 +55,9 @@ all_rules()  # imports every rule module
 imported = clock()
 
 def timed(owner, name, phase, exclude=None):
-    real = getattr(owner, name)
+    real = getattr(owner, name, None)
+    if real is None:  # an older skillcite (--tools) without this step
+        return
     def wrapper(*args, **kwargs):
         before = {k: spent[k] for k in spent}
         t = clock()
@@ -131,7 +134,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("roots", nargs="*", type=Path, help="packages to measure (default: this repository and the real-shaped corpus)")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--tools", type=Path, help="the tools/ folder of the skillcite to measure (default: this checkout's)")
     args = ap.parse_args()
+    if args.tools is not None:
+        global TOOLS
+        TOOLS = args.tools.resolve()
     if args.roots:
         for root in args.roots:
             show(str(root), breakdown(root, args.rounds))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 # Words that change a sentence's force: negations, quantifiers, modals and
 # conditions, in English and the other languages the normalizer folds most
@@ -101,6 +102,9 @@ def _next_letter(text: str, i: int) -> str | None:
     return None
 
 
+# The matcher asks for the same span several times per quote (the hit, its
+# cut context, its truncations): texts are immutable, so the answer is kept.
+@lru_cache(maxsize=64)
 def sentence_span(text: str, start: int, end: int, lo: int = 0, hi: int | None = None, reach: int = 2000) -> tuple[int, int]:
     """``[start, end)`` widened to the whole sentence(s) of ``text[lo:hi]`` it lies in.
 
