@@ -192,30 +192,37 @@ def encode(value: Any) -> Any:
     import datetime as dt
     from array import array
 
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    if isinstance(value, list):
-        return [encode(v) for v in value]
-    if isinstance(value, tuple):
-        return {"__tuple__": [encode(v) for v in value]}
-    if isinstance(value, (set, frozenset)):
-        return {"__set__": sorted((encode(v) for v in value), key=repr)}
-    if isinstance(value, dict):
-        if all(isinstance(k, str) for k in value):
-            return {"__dict__": {k: encode(v) for k, v in value.items()}}
-        return {"__pairs__": [[encode(k), encode(v)] for k, v in value.items()]}
-    if isinstance(value, array):
-        return {"__array__": [value.typecode, base64.b64encode(value.tobytes()).decode("ascii")]}
-    if isinstance(value, dt.datetime):
-        return {"__datetime__": value.isoformat()}
-    if isinstance(value, dt.date):
-        return {"__date__": value.isoformat()}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        name = type(value).__name__
-        if _allowed().get(name) is not type(value):
-            raise TypeError(f"cannot cache {type(value).__qualname__}")
-        return {"__class__": name, "fields": {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init}}
-    raise TypeError(f"cannot cache {type(value).__qualname__}")
+    allowed = _allowed()
+    fields: dict[type, tuple[str, ...]] = {}  # per class: the fields to store (looked up once, not per object)
+
+    def enc(value: Any) -> Any:
+        if value is None or isinstance(value, (bool, int, float, str)):
+            return value
+        if isinstance(value, list):
+            return [enc(v) for v in value]
+        if isinstance(value, tuple):
+            return {"__tuple__": [enc(v) for v in value]}
+        if isinstance(value, (set, frozenset)):
+            return {"__set__": sorted((enc(v) for v in value), key=repr)}
+        if isinstance(value, dict):
+            if all(isinstance(k, str) for k in value):
+                return {"__dict__": {k: enc(v) for k, v in value.items()}}
+            return {"__pairs__": [[enc(k), enc(v)] for k, v in value.items()]}
+        if isinstance(value, array):
+            return {"__array__": [value.typecode, base64.b64encode(value.tobytes()).decode("ascii")]}
+        if isinstance(value, dt.datetime):
+            return {"__datetime__": value.isoformat()}
+        if isinstance(value, dt.date):
+            return {"__date__": value.isoformat()}
+        cls = type(value)
+        names = fields.get(cls)
+        if names is None:
+            if not dataclasses.is_dataclass(value) or allowed.get(cls.__name__) is not cls:
+                raise TypeError(f"cannot cache {cls.__qualname__}")
+            names = fields[cls] = tuple(f.name for f in dataclasses.fields(value) if f.init)
+        return {"__class__": cls.__name__, "fields": {name: enc(getattr(value, name)) for name in names}}
+
+    return enc(value)
 
 
 def decode(data: Any) -> Any:
