@@ -116,12 +116,21 @@ def _repo_evidence() -> list[Path]:
 SEEDS = range(400)
 
 
-@pytest.mark.parametrize("seed", SEEDS[:200])
-def test_scanned_starts_are_top_level_block_starts(seed: int) -> None:
-    text = generated(seed)
-    scanned = plain_starts(text)
-    if scanned is not None:
-        assert set(scanned) <= set(top_blocks(text)[0])
+# Seeds in chunks: one test per chunk keeps the suite's per-test overhead
+# small; a failure names its seed.
+CHUNKS = [SEEDS[k : k + 100] for k in range(0, len(SEEDS), 100)]
+
+
+@pytest.mark.parametrize("chunk", CHUNKS[:2], ids=lambda c: f"seeds{c.start}-{c.stop - 1}")
+def test_scanned_starts_are_top_level_block_starts(chunk: range) -> None:
+    scanned_files = 0
+    for seed in chunk:
+        text = generated(seed)
+        scanned = plain_starts(text)
+        if scanned is not None:
+            scanned_files += 1
+            assert set(scanned) <= set(top_blocks(text)[0]), f"seed {seed}"
+    assert scanned_files >= 25  # the generator gives the scan files it can place (29 to 42 of each 100)
 
 
 def test_the_scan_places_most_files_of_this_repository() -> None:
@@ -152,9 +161,10 @@ def _stretch_markup_agrees(text: str) -> int:
     return compared
 
 
-@pytest.mark.parametrize("seed", SEEDS[:120])
-def test_a_stretch_from_a_block_start_has_the_whole_files_markup(seed: int) -> None:
-    assert _stretch_markup_agrees(generated(seed)) > 0
+@pytest.mark.parametrize("chunk", CHUNKS[:2], ids=lambda c: f"seeds{c.start}-{c.stop - 1}")
+def test_a_stretch_from_a_block_start_has_the_whole_files_markup(chunk: range) -> None:
+    for seed in chunk:
+        assert _stretch_markup_agrees(generated(seed)) > 0, f"seed {seed}"
 
 
 def test_stretches_of_this_repositorys_evidence_have_the_whole_files_markup() -> None:
@@ -167,8 +177,13 @@ def _evidence(tmp_path: Path, text: str, name: str = "e.md") -> Evidence:
     return Evidence.load(path, name)
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_narrow_stretches_of_generated_markdown_read_as_the_whole_file(tmp_path: Path, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("chunk", CHUNKS, ids=lambda c: f"seeds{c.start}-{c.stop - 1}")
+def test_narrow_stretches_of_generated_markdown_read_as_the_whole_file(tmp_path: Path, chunk: range, monkeypatch: pytest.MonkeyPatch) -> None:
+    for seed in chunk:
+        _narrow_reads_as_whole(tmp_path, seed, monkeypatch)
+
+
+def _narrow_reads_as_whole(tmp_path: Path, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     # conftest's audit compares each stretch with the whole normalization;
     # here lines all over the file are cited, and a quote taken from the
     # whole file at those lines is found the same way through the narrow path.
@@ -189,7 +204,7 @@ def test_narrow_stretches_of_generated_markdown_read_as_the_whole_file(tmp_path:
     with monkeypatch.context() as m:
         m.setattr(evidence_module.Evidence, "narrow", lambda self, first, last: None)
         plain = _evidence(tmp_path, text, "x.md")
-        assert narrow == [locate(quote, plain, anchors) for quote, anchors in cases]
+        assert narrow == [locate(quote, plain, anchors) for quote, anchors in cases], f"seed {seed}"
 
 
 def _outcomes(root: Path) -> tuple[list[str], list[tuple[object, ...]]]:
