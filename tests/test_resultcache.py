@@ -408,3 +408,23 @@ def test_a_same_size_edit_of_a_file_the_check_reads_changes_the_key(pkg: Package
     before = resultcache.snapshot(pkg.root, config, later)
     pkg.write("tools/pkg/__init__.py", '__version__ = "2.0.0"\n')
     assert resultcache.snapshot(pkg.root, config, later).digest != before.digest
+
+
+def test_a_fresh_runner_takes_no_snapshot_to_look_for_a_stored_result(pkg: Package, cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 23: with no entry of this code stored, a lookup cannot hit; the
+    # tree is not walked and hashed for it (a cold check took three snapshots).
+    from skillcite.check import resultcache
+    from skillcite.core.config import load_config
+
+    monkeypatch.setenv("SKILLCITE_CACHE_DIR", str(cache_dir))
+    walked: list[Path] = []
+    real = resultcache.lookup_tree
+    monkeypatch.setattr(resultcache, "lookup_tree", lambda root, config, now=None: walked.append(root) or real(root, config, now))
+    config = load_config(pkg.root)
+    assert resultcache.cached_summary(pkg.root, config) is None
+    assert walked == []
+    # Once a check stored its result, the lookup walks the tree and is served.
+    summary, tree = resultcache.check_summary(pkg.root, config, use_cache=True)
+    walked.clear()
+    found = resultcache.cached_summary(pkg.root, config)
+    assert walked == [pkg.root] and found is not None and found[0] == summary

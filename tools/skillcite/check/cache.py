@@ -156,6 +156,14 @@ def _folder() -> Path:
     return cache_dir() / "check" / code_fingerprint().hex()[:16]
 
 
+def has_entries() -> bool:
+    """False when this code has stored nothing yet (its folder is missing): every lookup would miss."""
+    try:
+        return _folder().is_dir()
+    except OSError:
+        return False
+
+
 def key(kind: str, *parts: bytes | str) -> str:
     """A cache key from the code fingerprint and the given inputs."""
     h = hashlib.sha256(code_fingerprint())

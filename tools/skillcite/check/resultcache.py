@@ -476,6 +476,8 @@ def lookup_name(root: Path, config: Config, now: float | None = None) -> str | N
 
 def cached_summary(root: Path, config: Config) -> tuple[Summary, Tree] | None:
     """A stored result for ``root`` as it is now, and its snapshot; else None."""
+    if not cache.has_entries():
+        return None  # a fresh runner: no snapshot of the tree is worth taking
     tree = lookup_tree(root, config)
     if tree is None:
         return None
