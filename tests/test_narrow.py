@@ -270,3 +270,34 @@ def test_a_stretch_is_a_small_part_of_a_large_file(tmp_path: Path) -> None:
     stretch = ev.narrow(5001, 5001)
     assert stretch is not None
     assert len(stretch.text) < 2_000 < len(text) // 100
+
+
+def test_a_file_quoted_all_over_is_normalized_whole_at_once(tmp_path: Path) -> None:
+    # Announced spans whose stretches would be longer than the file: no stretch is built.
+    text = "\n\n".join(f"Paragraph {k} of a short excerpt, quoted often, with the words a stretch reads past it." for k in range(12))
+    ev = _evidence(tmp_path, text)
+    for line in range(1, 24, 2):
+        ev.expect(line, line)
+    assert ev.narrow(5, 5) is None
+    assert ev._stretches == {}
+    # Its twin, quoted twice: stretches, never the whole file.
+    ev = _evidence(tmp_path, text, "twice.md")
+    ev.expect(5, 5)
+    ev.expect(17, 17)
+    assert ev.narrow(5, 5) is not None and ev.narrow(17, 17) is not None
+    assert ev._whole is None and len(ev._stretches) == 2
+
+
+def test_the_check_announces_every_cited_span_before_looking(tmp_path: Path) -> None:
+    sys.path.insert(0, str(REPO / "bench"))
+    from check_speed import real_shaped
+
+    real_shaped(tmp_path, seed=4, sources=6)
+    report = check(tmp_path, load_config(tmp_path), cache=False)
+    announced = sorted(span for ev in report.evidence.values() for span in ev._expected)
+    cited = sorted(
+        (min(r.start for a in o.link.anchors for r in a.ranges), max(r.end for a in o.link.anchors for r in a.ranges))
+        for o in report.outcomes
+        if o.link is not None
+    )
+    assert announced == cited and len(cited) > 5

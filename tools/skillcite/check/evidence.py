@@ -124,6 +124,7 @@ class Evidence:
     _blocks: tuple[list[int], dict[str, Any]] | None = field(default=None, repr=False)
     _stretches: dict[tuple[int, int], Normalized] = field(default_factory=dict, repr=False)
     _narrowed: int = field(default=0, repr=False)  # characters normalized in stretches so far
+    _expected: list[tuple[int, int]] = field(default_factory=list, repr=False)  # cited spans announced by expect()
 
     @classmethod
     def load(cls, path: Path, rel: str, use_cache: bool = False) -> Evidence:
@@ -183,6 +184,16 @@ class Evidence:
                 self._whole = normalize_markdown(text)
         return self._whole
 
+    def expect(self, first: int, last: int) -> None:
+        """Announce that a quote will be looked for at lines ``first..last``.
+
+        Before the first :meth:`narrow`, the check announces every cited
+        span of the file, so that a file whose stretches would together be
+        longer than the file (an excerpt quoted all over) is normalized
+        whole at once, not stretch by stretch and then whole.
+        """
+        self._expected.append((first, last))
+
     def narrow(self, first: int, last: int) -> Normalized | None:
         """Lines ``first..last`` (1-based) normalized with whole blocks around them; None: use :meth:`whole`.
 
@@ -211,19 +222,17 @@ class Evidence:
                 scanned = plain_starts(text)
                 self._blocks = (scanned, {}) if scanned is not None else top_blocks(text)
             del text  # a blanked copy of the whole file: not kept
+            planned = {self._bounds(f, k, 1) for f, k in self._expected}
+            if sum(end - start for start, end in planned) > len(self.file.text):
+                self._blocks = ([], {})  # quoted all over: cheaper normalized whole
         size = len(self.file.text)
         starts, env = self._blocks
-        lines = self.file.line_starts
-        lo, hi = self.file.line_span(first, last)
-        a = bisect_right(starts, first - 1) - 1  # the block holding the first cited line
-        b = bisect_right(starts, last - 1)  # the first block after the last cited line
+        hi = self.file.line_span(first, last)[1]
         extra = 1  # blocks after the cited ones, doubled until the stretch reads far enough
         while True:
-            stop = b + extra
-            if a <= 0 and stop >= len(starts):
+            start, end = self._bounds(first, last, extra)
+            if start == 0 and end == size:
                 return None  # the stretch is the whole file
-            start = lines[starts[a]] if a > 0 else 0
-            end = lines[starts[stop]] if stop < len(starts) else size
             if (start, end) not in self._stretches and self._narrowed + end - start > size:
                 # Quotes all over the file: its stretches would cost more than the whole.
                 return None
@@ -231,6 +240,16 @@ class Evidence:
             if end == size or len(norm.text) - norm.from_source(hi) >= NARROW_AFTER:
                 return norm
             extra *= 2
+
+    def _bounds(self, first: int, last: int, extra: int) -> tuple[int, int]:
+        """File offsets of the stretch for lines ``first..last``: their blocks and ``extra`` blocks after."""
+        assert self.file is not None and self._blocks is not None
+        starts, lines = self._blocks[0], self.file.line_starts
+        a = bisect_right(starts, first - 1) - 1  # the block holding the first cited line
+        stop = bisect_right(starts, last - 1) + extra  # past the last cited line's block
+        start = lines[starts[a]] if a > 0 else 0
+        end = lines[starts[stop]] if stop < len(starts) else len(self.file.text)
+        return start, end
 
     def _stretch(self, start: int, end: int, env: dict[str, Any]) -> Normalized:
         """The file's ``[start, end)`` (whole top-level blocks) normalized, offsets the file's."""

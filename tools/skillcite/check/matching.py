@@ -1043,6 +1043,19 @@ def _context(text: str, start: int, end: int, words: int = 2) -> str:
     return text[a:b]
 
 
+def valid_anchors(anchors: list[list[Range]], total: int) -> list[list[Range]]:
+    """The anchors' ranges that lie inside a file of ``total`` lines (anchors left empty dropped)."""
+    valid = [[r for r in ranges if 1 <= r.start <= r.end <= total] for ranges in anchors]
+    return [v for v in valid if v]
+
+
+def cited_span(valid: list[list[Range]]) -> tuple[int, int] | None:
+    """First and last line the valid anchors cite, or None: the lines a narrow stretch must hold."""
+    if not valid:
+        return None
+    return min(r.start for v in valid for r in v), max(r.end for v in valid for r in v)
+
+
 def locate(quote: str, ev: Evidence, anchors: list[list[Range]]) -> Match:
     """Find ``quote`` in ``ev`` given the footnote's anchors (lists of ranges).
 
@@ -1056,13 +1069,12 @@ def locate(quote: str, ev: Evidence, anchors: list[list[Range]]) -> Match:
     qp = compile_quote(quote)
     if qp is None or ev.file is None:
         return Match("verified")
-    total = ev.line_count
-    valid = [[r for r in ranges if 1 <= r.start <= r.end <= total] for ranges in anchors]
-    valid = [v for v in valid if v]
-    if valid:
+    valid = valid_anchors(anchors, ev.line_count)
+    span = cited_span(valid)
+    if span is not None:
         # The common case, cheaply: the quote at its cited lines, in a narrow
         # stretch around them that reads as the whole file does there.
-        stretch = ev.narrow(min(r.start for v in valid for r in v), max(r.end for v in valid for r in v))
+        stretch = ev.narrow(*span)
         if stretch is not None:
             found = _at_cited(qp, ev, stretch, valid)
             if found is not None:
@@ -1084,7 +1096,7 @@ def locate(quote: str, ev: Evidence, anchors: list[list[Range]]) -> Match:
     best: tuple[float, tuple[int, int]] | None = None
     if valid:
         lo_line = max(1, min(r.start for v in valid for r in v) - NEAR_LINES)
-        hi_line = min(total, max(r.end for v in valid for r in v) + NEAR_LINES)
+        hi_line = min(ev.line_count, max(r.end for v in valid for r in v) + NEAR_LINES)
         best = _fuzzy(qp, text, *ev.norm_span(lo_line, hi_line))
     if best is None or best[0] < 100:
         got = _fuzzy(qp, text, 0, len(text))

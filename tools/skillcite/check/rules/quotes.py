@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from ...core.diagnostics import Diagnostic, Fix, subject_text
 from ...core.textio import TextFile
 from ..document import Document, FootnoteDef, Quote
-from ..matching import Match, is_title, locate
+from ..matching import Match, cited_span, is_title, locate, valid_anchors
 from ..report import QuoteOutcome
 from ..reviews import Reviews, digest, load_reviews
 from ..workspace import Workspace
@@ -101,6 +101,7 @@ def quote_outcomes(ws: Workspace) -> list[QuoteOutcome]:
     """The verdict on every quote of every checked document (computed once)."""
 
     def compute() -> list[QuoteOutcome]:
+        _announce_cited_lines(ws)
         out = []
         reviews: Reviews | None = None
         for doc in ws.checked_documents():
@@ -125,6 +126,22 @@ def quote_outcomes(ws: Workspace) -> list[QuoteOutcome]:
         return out
 
     return ws.derived("quote_outcomes", compute)
+
+
+def _announce_cited_lines(ws: Workspace) -> None:
+    """Tell each evidence file which lines its quotes cite, before any is looked for (:meth:`Evidence.expect`)."""
+    for doc in ws.checked_documents():
+        definitions = first_definitions(doc)
+        for label in {label for quote in doc.quotes for label in quote.labels}:
+            d = definitions.get(label)
+            for link in d.cache_links if d is not None else ():
+                path, problem = ws.resolve_cache(doc, link)
+                if problem or path is None:
+                    continue
+                ev = ws.load_evidence(path)
+                span = cited_span(valid_anchors([a.ranges for a in link.anchors], ev.line_count)) if ev.file is not None else None
+                if span is not None:
+                    ev.expect(*span)
 
 
 def review_file(ws: Workspace) -> Reviews:
