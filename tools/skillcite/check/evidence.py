@@ -264,13 +264,6 @@ class Evidence:
             self._narrowed += end - start
         return found
 
-    def norm_span(self, first: int, last: int) -> tuple[int, int]:
-        """Bounds in :meth:`whole` of lines ``first..last`` (1-based, inclusive)."""
-        assert self.file is not None
-        start, end = self.file.line_span(first, last)
-        whole = self.whole()
-        return whole.from_source(start), whole.from_source(end)
-
     def is_blank(self, first: int, last: int) -> bool:
         """True when lines ``first..last`` hold only whitespace."""
         assert self.file is not None

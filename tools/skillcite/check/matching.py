@@ -1094,10 +1094,9 @@ def locate(quote: str, ev: Evidence, anchors: list[list[Range]]) -> Match:
         return found
 
     best: tuple[float, tuple[int, int]] | None = None
-    if valid:
-        lo_line = max(1, min(r.start for v in valid for r in v) - NEAR_LINES)
-        hi_line = min(ev.line_count, max(r.end for v in valid for r in v) + NEAR_LINES)
-        best = _fuzzy(qp, text, *ev.norm_span(lo_line, hi_line))
+    if span is not None:
+        lo_line, hi_line = max(1, span[0] - NEAR_LINES), min(ev.line_count, span[1] + NEAR_LINES)
+        best = _fuzzy(qp, text, *_norm_span(ev, whole, lo_line, hi_line))
     if best is None or best[0] < 100:
         got = _fuzzy(qp, text, 0, len(text))
         if got and (best is None or got[0] > best[0] + 1e-9):
