@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 from conftest import Package, clean_package
 
+from skillcite.check.statmemo import content_digest
+
 TOOLS = str(Path(__file__).resolve().parents[1] / "tools")
 HEAVY = ("markdown_it", "mdit_py_plugins", "yaml", "rapidfuzz", "click")
 
@@ -293,7 +295,7 @@ def test_a_racy_file_is_verified_by_content_before_an_entry_is_served(pkg: Packa
 
     path = pkg.root / "scripts" / "run.py"
     pkg.write("scripts/run.py", "print('hi')\n")
-    recorded = resultcache.Tree("digest", ((str(path), resultcache._content_digest(str(path)).hex()),)).racy_data()
+    recorded = resultcache.Tree("digest", ((str(path), content_digest(str(path)).hex()),)).racy_data()
     assert resultcache.still_same(recorded) is True
     pkg.write("scripts/run.py", "print('ho')\n")  # same size: times alone may not tell on a coarse clock
     assert resultcache.still_same(recorded) is False

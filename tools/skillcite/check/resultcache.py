@@ -57,6 +57,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from . import cache
+from .statmemo import StatMemo, content_digest
 
 if TYPE_CHECKING:  # imported on use: a warm check loads neither configuration nor findings
     from ..core.config import Config
@@ -74,7 +75,6 @@ PLUGIN_FOLDER = ".claude-plugin"  # its manifests may name components anywhere: 
 # otherwise go unseen.
 READ_SUFFIXES = (".md", ".markdown", ".mdx", ".toml", ".json", ".yaml", ".yml", ".py", ".txt")
 RACY_SECONDS = 3.0  # a file changed this recently is verified by content: its times may not show a second edit
-_CHUNK = 1 << 20
 
 
 class Uncacheable(Exception):
@@ -100,7 +100,7 @@ def still_same(racy: object) -> bool:
     for pair in racy:
         if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, str) for v in pair)):
             return False
-        if _content_digest(pair[0]).hex() != pair[1]:
+        if content_digest(pair[0]).hex() != pair[1]:
             return False
     return True
 
@@ -213,8 +213,10 @@ def snapshot_of(root: Path, outside: list[str], now: float | None = None, rules:
     now = time.time() if now is None else now
     skip = _cache_folder()
     racy: list[tuple[str, str]] = []
+    memo = StatMemo(os.path.abspath(root), skip)
     for n, top in enumerate([os.path.abspath(root), *outside]):
-        _walk(top, h, now, skip, racy, _Skip(top, rules or []) if n == 0 else None)
+        _walk(top, h, now, skip, racy, memo, _Skip(top, rules or []) if n == 0 else None)
+    memo.save()
     return Tree(h.hexdigest(), tuple(racy))
 
 
@@ -222,8 +224,13 @@ def _cache_folder() -> str:
     return os.path.abspath(cache.cache_dir())
 
 
-def _walk(top: str, h: hashlib._Hash, now: float, skip: str, racy: list[tuple[str, str]], leave: _Skip | None = None) -> None:
-    """Feed ``h`` with the state of the tree under ``top`` (sorted, symlinks not followed); list racy files in ``racy``."""
+def _walk(top: str, h: hashlib._Hash, now: float, skip: str, racy: list[tuple[str, str]], memo: StatMemo, leave: _Skip | None = None) -> None:
+    """Feed ``h`` with the state of the tree under ``top`` (sorted, symlinks not followed); list racy files in ``racy``.
+
+    The content of a file read as text comes from ``memo`` when its metadata
+    are unchanged (:mod:`skillcite.check.statmemo`): the digest is the same
+    either way.
+    """
     stack = [top]
     while stack:
         folder = stack.pop()
@@ -268,23 +275,12 @@ def _walk(top: str, h: hashlib._Hash, now: float, skip: str, racy: list[tuple[st
                 # Content and kind only, no times or inode: a fresh clone has the same key.
                 h.update(f"f{st.st_size} {st.st_mode}".encode())
                 if entry.name.lower().endswith(READ_SUFFIXES):
-                    h.update(_content_digest(entry.path))
+                    h.update(memo.digest(entry.path, st))
                 elif now - max(st.st_mtime_ns, st.st_ctime_ns) / 1e9 < RACY_SECONDS:
-                    racy.append((entry.path, _content_digest(entry.path).hex()))
+                    racy.append((entry.path, content_digest(entry.path).hex()))
             else:  # a fifo, socket or device: never read, only its kind counts
                 h.update(f"o{st.st_mode}".encode())
         stack.extend(reversed(subfolders))
-
-
-def _content_digest(path: str) -> bytes:
-    try:
-        with open(path, "rb") as fh:
-            digest = hashlib.sha256()
-            while chunk := fh.read(_CHUNK):
-                digest.update(chunk)
-            return digest.digest()
-    except OSError as exc:  # unreadable: the check reports it; the error is the state
-        return f"unreadable {exc.errno}".encode()
 
 
 def _inside(path: str, folder: str) -> bool:
@@ -426,7 +422,7 @@ def probes(report: Report, config: Config) -> tuple[tuple[str, str], ...] | None
             if not inside(full):
                 return None
             if _inside(full, tops[0]) and full not in found and not leave.covers(full):
-                found[full] = _content_digest(full).hex()
+                found[full] = content_digest(full).hex()
     return tuple(sorted(found.items()))
 
 
