@@ -144,3 +144,70 @@ def test_a_warm_check_sees_an_edit_its_metadata_hide_but_the_change_time(tmp_pat
     status, out = _check(pkg.root, cache_dir)
     assert status == 1, out
     assert "SC30" in out
+
+
+LIGHT_ONLY = ("typing", "pathlib", "dataclasses", "tomllib", "inspect")
+_IMPORTS = """
+import sys
+try:
+    if sys.argv[1:] == ["check"]:
+        from skillcite.cli.fast import run
+        run()
+finally:
+    sys.stderr.write("MODULES " + " ".join(m for m in %r if m in sys.modules) + "\\n")
+""" % (LIGHT_ONLY,)
+
+
+def _modules(cwd: Path, cache_dir: Path, *argv: str) -> tuple[int, list[str]]:
+    env = {k: v for k, v in os.environ.items() if k != "SKILLCITE_NO_CACHE"}
+    env.update({"PYTHONPATH": TOOLS, "SKILLCITE_CACHE_DIR": str(cache_dir)})
+    r = subprocess.run([sys.executable, "-c", _IMPORTS, *argv], capture_output=True, text=True, env=env, cwd=cwd, check=False)
+    (line,) = [x for x in r.stderr.splitlines() if x.startswith("MODULES")]
+    return r.returncode, line.split()[1:]
+
+
+def test_a_warm_check_from_the_package_folder_imports_none_of_the_heavier_standard_modules(tmp_path: Path) -> None:
+    pkg = clean_package(tmp_path / "pkg")
+    cache_dir = tmp_path / "cache"
+    _, at_start = _modules(pkg.root, cache_dir)  # what the interpreter itself loads here (site, .pth files)
+    cold = _modules(pkg.root, cache_dir, "check")
+    assert cold[0] == 0 and set(cold[1]) - set(at_start)  # a miss parses: it needs them
+    warm = _modules(pkg.root, cache_dir, "check")
+    assert warm[0] == 0
+    assert sorted(set(warm[1]) - set(at_start)) == []
+
+
+def test_the_root_is_found_alike_with_and_without_the_table_memo(tmp_path: Path) -> None:
+    from skillcite.core.rootfind import BY_DEFAULT, BY_GIT, BY_TABLE, TableMemo, find_root
+
+    inner = tmp_path / "repo" / "a" / "b"
+    inner.mkdir(parents=True)
+    memo_file = tmp_path / "cache" / "tables.memo"
+    answers = []
+    for pyproject, git in [(None, False), (None, True), ('[tool.skillcite]\nevidence = "e"\n', True), ('[tool."skill\\u0063ite"]\n', False),
+                           ("# [tool.skillcite] in a comment only\n", False), ("[tool.skillcite\n", False), (b"\xff[tool.skillcite]\n", False)]:
+        for p in (tmp_path / "repo" / "a" / "pyproject.toml", tmp_path / "repo" / ".git"):
+            if p.exists():
+                p.unlink() if p.is_file() else p.rmdir()
+        if git:
+            (tmp_path / "repo" / ".git").mkdir()
+        if pyproject is not None:
+            target = tmp_path / "repo" / "a" / "pyproject.toml"
+            target.write_bytes(pyproject if isinstance(pyproject, bytes) else pyproject.encode())
+        memo = TableMemo(str(memo_file))
+        first = find_root(str(inner), memo)
+        memo.save()
+        assert find_root(str(inner), TableMemo(str(memo_file))) == first == find_root(str(inner))
+        answers.append(first[1])
+    assert answers == [BY_DEFAULT, BY_GIT, BY_TABLE, BY_TABLE, BY_DEFAULT, BY_DEFAULT, BY_DEFAULT]
+
+
+def test_a_damaged_table_memo_is_an_empty_one(tmp_path: Path) -> None:
+    from skillcite.core.rootfind import TableMemo
+
+    memo_file = tmp_path / "tables.memo"
+    for junk in (b"", b"\x00garbage", __import__("marshal").dumps({b"k": "not a bool", "k": True})):
+        memo_file.write_bytes(junk)
+        memo = TableMemo(str(memo_file))
+        assert memo.has_table(b"[tool.skillcite]\n") is True
+        assert memo.has_table(b"[tool]\nother = 1\n") is False

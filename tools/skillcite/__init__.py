@@ -10,11 +10,14 @@ from the result cache starts without them (:mod:`skillcite.cli.fast`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+# Not typing's: a warm check pays for every module it imports, and type checkers read this name alike.
+TYPE_CHECKING = False
 
 __version__ = "0.3.1"
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from .core.config import Config, load_config
     from .core.diagnostics import CODES, Diagnostic, Severity
 

@@ -11,9 +11,13 @@ must not import the Markdown parser, YAML or the fuzzy matcher.
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
+
+# Not typing's: a warm check pays for every module it imports, and type checkers read this name alike.
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from .report import QuoteOutcome, Report
     from .run import check, run_rules
     from .workspace import Workspace

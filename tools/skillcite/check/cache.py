@@ -30,24 +30,35 @@ import sys
 import time
 import unicodedata
 from functools import lru_cache
-from pathlib import Path
-from typing import Any
+
+# pathlib and typing are not imported here: a warm check loads this module and pays for every import.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 FORMAT = b"skillcite-cache-2"  # 1 was pickle
 DEPENDENCIES = ("markdown-it-py", "mdit-py-plugins", "PyYAML", "rapidfuzz")
 MAX_ENTRIES = 4000
 MAX_AGE_DAYS = 30
-_PACKAGE = Path(__file__).resolve().parent.parent  # tools/skillcite
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # tools/skillcite
 _pruned = False
 
 
 def cache_dir() -> Path:
     """Where cached results live (created on first write); refresh keeps its HTTP cache in ``http/`` here."""
+    from pathlib import Path
+
+    return Path(cache_base())
+
+
+def cache_base() -> str:
+    """:func:`cache_dir` as a string (the warm path's form: no pathlib)."""
     explicit = os.environ.get("SKILLCITE_CACHE_DIR")
     if explicit:
-        return Path(explicit)
+        return explicit
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "skillcite"
+    return os.path.join(base, "skillcite")
 
 
 def enabled() -> bool:
@@ -121,8 +132,8 @@ def code_fingerprint() -> bytes:
 
     h = hashlib.sha256(FORMAT)
     # The modules' digests are remembered by their metadata: reading them all was a third of a warm check.
-    memo = StatMemo(str(_PACKAGE), str(cache_dir()) if enabled() else None)
-    for rel in _sources(str(_PACKAGE)):
+    memo = StatMemo(_PACKAGE, cache_base() if enabled() else None)
+    for rel in _sources(_PACKAGE):
         h.update(rel.encode())
         path = os.path.join(_PACKAGE, rel)
         try:
@@ -158,13 +169,19 @@ def _sources(top: str) -> list[str]:
 
 
 def _folder() -> Path:
-    return cache_dir() / "check" / code_fingerprint().hex()[:16]
+    from pathlib import Path
+
+    return Path(_folder_path())
+
+
+def _folder_path() -> str:
+    return os.path.join(cache_base(), "check", code_fingerprint().hex()[:16])
 
 
 def has_entries() -> bool:
     """False when this code has stored nothing yet (its folder is missing): every lookup would miss."""
     try:
-        return _folder().is_dir()
+        return os.path.isdir(_folder_path())
     except OSError:
         return False
 
@@ -278,7 +295,7 @@ def decode(data: Any) -> Any:
 # -- entries on disk ------------------------------------------------------------
 def load(name: str) -> Any:
     """The cached value for ``name``, or None (a missing, truncated or foreign entry is a miss)."""
-    path = _folder() / name[:2] / f"{name}.json"
+    path = os.path.join(_folder_path(), name[:2], f"{name}.json")
     try:
         with open(path, "rb") as fh:
             value = decode(json.loads(fh.read()))
@@ -327,6 +344,7 @@ def prune(max_entries: int = MAX_ENTRIES, max_age_days: float = MAX_AGE_DAYS) ->
     ``max_age_days``, and the least recently used beyond ``max_entries``.
     """
     import shutil
+    from pathlib import Path
 
     removed = 0
     base = cache_dir()

@@ -51,15 +51,17 @@ import json
 import os
 import stat
 import time
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote
 
 from . import cache
 from .statmemo import StatMemo, content_digest
 
+# Neither typing, pathlib nor dataclasses at import: a warm check imports this
+# module, and those cost more than the rest of its work.
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # imported on use: a warm check loads neither configuration nor findings
+    from pathlib import Path
+    from typing import Any
+
     from ..core.config import Config
     from .report import Report
     from .summary import Summary
@@ -81,12 +83,32 @@ class Uncacheable(Exception):
     """The tree holds something a snapshot cannot vouch for (a linked folder)."""
 
 
-@dataclass(frozen=True, slots=True)
 class Tree:
-    """The state of a tree: the digest that keys entries, and the racy files to verify on a hit."""
+    """The state of a tree: the digest that keys entries, and the racy files to verify on a hit.
 
+    Immutable; equal when both parts are. (A plain class, not a dataclass:
+    see the imports.)
+    """
+
+    __slots__ = ("digest", "racy")
     digest: str
-    racy: tuple[tuple[str, str], ...] = ()  # (absolute path, SHA-256 hex of its content)
+    racy: tuple[tuple[str, str], ...]  # (absolute path, SHA-256 hex of its content)
+
+    def __init__(self, digest: str, racy: tuple[tuple[str, str], ...] = ()) -> None:
+        object.__setattr__(self, "digest", digest)
+        object.__setattr__(self, "racy", racy)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Tree is immutable: cannot set {name}")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Tree) and (self.digest, self.racy) == (other.digest, other.racy)
+
+    def __hash__(self) -> int:
+        return hash((self.digest, self.racy))
+
+    def __repr__(self) -> str:
+        return f"Tree(digest={self.digest!r}, racy={self.racy!r})"
 
     def racy_data(self) -> list[list[str]]:
         """:attr:`racy` as JSON data, stored with an entry."""
@@ -206,7 +228,7 @@ def outside_folders(root: Path, config: Config) -> list[str]:
     return [path for path in paths if not _inside(path, top)]
 
 
-def snapshot_of(root: Path, outside: list[str], now: float | None = None, rules: list[str] | None = None) -> Tree:
+def snapshot_of(root: str | Path, outside: list[str], now: float | None = None, rules: list[str] | None = None) -> Tree:
     """:func:`snapshot` of ``root`` and the folders ``outside`` it, leaving out what ``rules`` allow (:func:`skip_rules`)."""
     h = hashlib.sha256(FORMAT.encode())
     h.update(json.dumps(rules or []).encode())
@@ -221,7 +243,7 @@ def snapshot_of(root: Path, outside: list[str], now: float | None = None, rules:
 
 
 def _cache_folder() -> str:
-    return os.path.abspath(cache.cache_dir())
+    return os.path.abspath(cache.cache_base())
 
 
 def _walk(top: str, h: hashlib._Hash, now: float, skip: str, racy: list[tuple[str, str]], memo: StatMemo, leave: _Skip | None = None) -> None:
@@ -295,7 +317,7 @@ def key(root: Path, config: Config, tree: Tree) -> str:
     return cache.key("result", FORMAT, *_place(root), settings, tree.digest)
 
 
-def _place(root: Path) -> tuple[str, ...]:
+def _place(root: str | Path) -> tuple[str, ...]:
     """Where and as whom the check runs: the root as given and resolved, the working folder, the user."""
     uid = os.geteuid() if hasattr(os, "geteuid") else -1
     return str(root), os.path.realpath(root), os.getcwd(), f"uid={uid}"
@@ -324,7 +346,7 @@ def store(name: str, summary: Summary, tree: Tree) -> None:
 # bytes of pyproject.toml (all the configuration is), names the evidence folders
 # outside the root and the baseline file; the second, keyed by the first and by
 # the snapshot and the baseline's bytes, holds what was printed and the status.
-def _setup_name(root: Path, options: dict[str, Any]) -> str:
+def _setup_name(root: str | Path, options: dict[str, Any]) -> str:
     wanted = json.dumps(options, sort_keys=True)
     return cache.key("output-setup", FORMAT, *_place(root), wanted, _file_digest(os.path.join(root, "pyproject.toml")))
 
@@ -341,7 +363,7 @@ def _file_digest(path: str) -> bytes:
         return f"unreadable {exc.errno}".encode()
 
 
-def cached_output(root: Path, options: dict[str, Any]) -> tuple[str, int] | None:
+def cached_output(root: str | Path, options: dict[str, Any]) -> tuple[str, int] | None:
     """What ``check`` printed for these options when the tree was as it is now, and its status; else None.
 
     Reads no configuration: everything it depends on is in the keys.
@@ -394,6 +416,9 @@ def probes(report: Report, config: Config) -> tuple[tuple[str, str], ...] | None
     content digest (or the error of reading it: missing, a folder), to be
     verified before the entry is served.
     """
+    from pathlib import Path
+    from urllib.parse import unquote
+
     root = report.root
     tops = [os.path.abspath(root)]
     tops += [os.path.abspath(os.path.join(root, folder)) for folder in config.evidence_folders]

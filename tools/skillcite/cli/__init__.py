@@ -7,9 +7,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+# Not typing's: a warm check pays for every module it imports, and type checkers read this name alike.
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from .app import CONTEXT, fail, main
 
 __all__ = ["CONTEXT", "fail", "main"]

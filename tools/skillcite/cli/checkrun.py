@@ -7,35 +7,50 @@ the parser, so that :mod:`skillcite.cli.fast` stays light.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
-from typing import TYPE_CHECKING
+import os
 
+# No typing, pathlib or collections.abc at import: the warm path imports this module.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
     from ..check.summary import Summary
     from ..core.config import Config
+    from ..core.rootfind import TableMemo
 
 
 def output_options(parsed: dict[str, str | bool]) -> dict[str, str | bool | None]:
     """The reporting options of a ``check`` command line, spelled one way (a key of the output cache)."""
     baseline = parsed.get("baseline")
+    spelled = None
+    if isinstance(baseline, str):
+        from pathlib import Path  # the key spells the baseline as the click command does
+
+        spelled = str(Path(baseline))
     return {
         "fmt": str(parsed.get("fmt", "text")),
         "strict": bool(parsed.get("strict")),
         "select": _text(parsed.get("select")),
         "ignore": _text(parsed.get("ignore")),
-        "baseline": str(Path(baseline)) if isinstance(baseline, str) else None,
+        "baseline": spelled,
     }
 
 
 def package_root(root: Path | None, say: Callable[[str], None]) -> Path:
     """``root`` as given, or the root found from the current folder (said through ``say`` when elsewhere)."""
-    if root is not None:
-        return root
-    from ..core.config import find_root
+    from pathlib import Path
 
-    found, why = find_root(Path.cwd())
-    if found != Path.cwd().resolve() or why.startswith("current folder"):
+    return root if root is not None else Path(found_root(say))
+
+
+def found_root(say: Callable[[str], None], memo: TableMemo | None = None) -> str:
+    """The root found from the current folder, as a string; said through ``say`` when it is elsewhere or a fallback."""
+    from ..core.rootfind import BY_DEFAULT, find_root
+
+    here = os.getcwd()
+    found, why = find_root(here, memo)
+    if found != os.path.realpath(here) or why == BY_DEFAULT:
         say(f"skillcite: root {found} ({why})")
     return found
 
@@ -46,6 +61,8 @@ def render_check(root: Path, config: Config, summary: Summary, options: dict[str
     Raises :class:`~skillcite.core.errors.UsageError` for codes that match
     nothing and :class:`~skillcite.core.textio.InputError` for a bad baseline.
     """
+    from pathlib import Path
+
     from ..check.output import RENDERERS
     from ..check.selection import apply, policy
     from ..core.diagnostics import Severity

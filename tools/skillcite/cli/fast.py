@@ -14,10 +14,15 @@ command, another option, help, any error) goes to the click application
 
 from __future__ import annotations
 
+import os
 import sys
-from pathlib import Path
 
-from .checkrun import output_options, package_root, render_check, run_check
+from .checkrun import found_root, output_options, package_root, render_check, run_check
+
+# Nothing heavier than the standard library's lightest modules until a miss (no typing, no pathlib).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 FORMATS = ("text", "json", "github")
 _VALUED = {"--format": "fmt", "--select": "select", "--ignore": "ignore", "--baseline": "baseline"}
@@ -75,16 +80,23 @@ def try_cached_check(argv: list[str]) -> int | None:
         return None
     notes: list[str] = []
     try:
-        from ..check import resultcache
+        from ..check import cache, resultcache
+        from ..core.rootfind import TableMemo
 
         given = parsed.get("root")
-        root = package_root(Path(given) if isinstance(given, str) else None, notes.append)
-        if not root.is_dir():
+        root: str | Path
+        if isinstance(given, str):
+            root = package_root(_path(given), notes.append)
+        else:  # the common case: found as a string, pathlib never imported on a hit
+            memo = TableMemo(os.path.join(cache.cache_base(), "stat", "tables.memo"))
+            root = found_root(notes.append, memo)
+            memo.save()
+        if not os.path.isdir(root):
             return None
         options = output_options(parsed)
         found = resultcache.cached_output(root, options)  # what was printed: needs no configuration
         if found is None:
-            found = _from_summary(root, options)
+            found = _from_summary(_path(root), options)
         if found is None:
             return None
     except Exception:  # noqa: BLE001 - the click application does the work again and reports it
@@ -113,7 +125,7 @@ def try_plain_check(argv: list[str]) -> int | None:
         from ..core.config import load_config
 
         given = parsed.get("root")
-        root = package_root(Path(given) if isinstance(given, str) else None, notes.append)
+        root = package_root(_path(given) if isinstance(given, str) else None, notes.append)
         if not root.is_dir():
             return None
         text, status = run_check(root, load_config(root), output_options(parsed), use_cache=enabled())
@@ -124,6 +136,12 @@ def try_plain_check(argv: list[str]) -> int | None:
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
     return status
+
+
+def _path(value: str | Path) -> Path:
+    from pathlib import Path
+
+    return Path(value)
 
 
 def _from_summary(root: Path, options: dict[str, str | bool | None]) -> tuple[str, int] | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -299,32 +300,20 @@ def _type_problem(name: str, value: object, default: object) -> str | None:
     return None if isinstance(value, type(default)) else f"a {type(default).__name__}"
 
 
-def _has_table(pyproject: Path) -> bool:
-    """True when ``pyproject`` parses and holds ``[tool.skillcite]``."""
-    try:
-        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-        return False
-    tool = data.get("tool")
-    return isinstance(tool, dict) and "skillcite" in tool
-
-
 def find_root(start: Path) -> tuple[Path, str]:
     """The package root for a command run in ``start``, and why it was chosen.
 
     The nearest folder at or above ``start`` whose ``pyproject.toml`` has a
     ``[tool.skillcite]`` table; else the top of the git work tree that holds
     ``start``; else ``start`` itself. Running ``check`` from a sub-folder or
-    an unrelated parent then checks the package, not a slice of it.
+    an unrelated parent then checks the package, not a slice of it. (The
+    search itself is :func:`skillcite.core.rootfind.find_root`, which a warm
+    check calls without importing this module.)
     """
-    start = start.resolve()
-    for folder in (start, *start.parents):
-        if (folder / "pyproject.toml").is_file() and _has_table(folder / "pyproject.toml"):
-            return folder, "nearest pyproject.toml with [tool.skillcite]"
-    for folder in (start, *start.parents):
-        if (folder / ".git").exists():
-            return folder, "top of the git work tree"
-    return start, "current folder: no [tool.skillcite] or git work tree above it"
+    from .rootfind import find_root as find
+
+    found, why = find(os.fspath(start))
+    return Path(found), why
 
 
 def gitignore_globs(root: Path) -> list[str]:
