@@ -207,7 +207,9 @@ class Reviews:
         if not earlier:
             return None
         changed = min((s.changes(r.shown) for r in earlier), key=len)
-        if len(changed) > 1 and "occurrence" in changed:
+        if changed == ["occurrence"]:
+            return None  # another quote identical to a reviewed one: new, not changed
+        if "occurrence" in changed:
             changed.remove("occurrence")  # a place that moved along with a real change is not news
         names = [_WHAT[c] for c in changed]
         said = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
