@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from conftest import Package
 
+from conftest import Package
 from skillcite.check import check
 from skillcite.cli import main
 

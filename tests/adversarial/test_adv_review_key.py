@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import FRONT, Package, line_of, locked
 
+from conftest import FRONT, Package, line_of, locked
 from skillcite.check import check
 from skillcite.cli import main
 
