@@ -65,7 +65,7 @@ def test_json_format_follows_schema(pkg: Package) -> None:
     doc = json.loads(r.output)
     assert doc["version"] == 1
     assert doc["summary"] == {
-        "files": 3, "quotes": 2, "quotes_verified": 1, "quotes_verbatim": 1, "quotes_reviewed": 0, "sources": 1, "errors": 1, "warnings": 0
+        "files": 3, "quotes": 2, "quotes_verified": 1, "quotes_verbatim": 1, "quotes_reviewed": 0, "quotes_bulk": 0, "sources": 1, "errors": 1, "warnings": 0
     }
     [d] = doc["diagnostics"]
     assert d["code"] == "SC301" and d["severity"] == "error" and d["path"] == "SKILL.md"

@@ -70,7 +70,7 @@ def test_accept_records_who_and_when_and_check_counts_it(pkg: Package) -> None:
     assert (status, out) == (0, f"recorded 1 review by R. Viewer <r@example.org> in {REVIEWS}\n")
     data = json.loads(pkg.read(REVIEWS))
     [record] = data["reviews"]
-    assert data["version"] == 1
+    assert data["version"] == 2
     assert record["id"] == rid and record["bulk"] is False and record["accepted_by"] == "R. Viewer <r@example.org>"
     assert (record["document"], record["evidence"], record["quote"]) == ("SKILL.md", "docs/evidence/src.md", "Assume [...] a bug.")
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", record["accepted_at"])
@@ -105,7 +105,8 @@ def test_a_changed_quote_undoes_the_review(pkg: Package) -> None:
     pkg.replace("SKILL.md", ELIDED, "> Assume [...] bug.")
     [d] = check(pkg.root).diagnostics
     assert d.code == "SC313"
-    assert "its review no longer applies (the quote changed since its review)" in d.message
+    # The departures are worded from the quote, so they change with it.
+    assert "its review no longer applies (the quote and the departures found changed since its review)" in d.message
 
 
 def test_a_changed_source_undoes_the_review(pkg: Package) -> None:
@@ -113,13 +114,15 @@ def test_a_changed_source_undoes_the_review(pkg: Package) -> None:
 
     pkg.replace("SKILL.md", "> Assume you have a bug.", ELIDED)
     run("review", str(pkg.root), "--accept-all")
-    # The same words, in a sentence that now says otherwise.
+    # Issue 28 changes this: the sentence after is part of what the review covers (it was not before).
     pkg.write("docs/evidence/src.md", locked(pkg.read("docs/evidence/src.md").replace("Assume you have a bug.", "Assume you have a bug. Never.")))
-    assert codes(pkg) == []  # another sentence: the one the quote stands for is unchanged
-    pkg.write("docs/evidence/src.md", locked(pkg.read("docs/evidence/src.md").replace("Assume you have a bug.", "Assume you have a bug, unless.")))
     [d] = check(pkg.root).diagnostics
     assert d.code == "SC313"
-    assert "its review no longer applies (the source changed since its review)" in d.message
+    assert "its review no longer applies (the sentence after and the departures found changed since its review)" in d.message
+    pkg.write("docs/evidence/src.md", locked(pkg.read("docs/evidence/src.md").replace("Assume you have a bug. Never.", "Assume you have a bug, unless.")))
+    [d] = check(pkg.root).diagnostics
+    assert d.code == "SC313"
+    assert "its review no longer applies (the source sentence(s) and the departures found changed since its review)" in d.message
 
 
 def test_accept_drops_records_that_match_nothing(pkg: Package) -> None:
@@ -149,7 +152,7 @@ def test_configured_review_file(pkg: Package) -> None:
 
 
 def test_invalid_review_file_is_an_input_error(pkg: Package) -> None:
-    pkg.write(REVIEWS, '{"version": 1, "reviews": [{"quote_sha256": 3}]}\n')
+    pkg.write(REVIEWS, '{"version": 2, "reviews": [{"quote_sha256": 3}]}\n')
     pkg.replace("SKILL.md", "> Assume you have a bug.", ELIDED)
     status, out = run("check", str(pkg.root), "--no-cache")
     assert status == 2 and "docs/evidence/reviews.json: invalid review file" in out

@@ -30,6 +30,8 @@ if TYPE_CHECKING:  # a runtime Protocol would cost a warm check more than its ou
         @property
         def quotes_reviewed(self) -> int: ...
         @property
+        def quotes_bulk(self) -> int: ...
+        @property
         def sources(self) -> int: ...
         @property
         def suppressed(self) -> int: ...
@@ -49,9 +51,12 @@ def counts(diagnostics: list[Diagnostic]) -> tuple[int, int]:
 def summary(report: Report, diagnostics: list[Diagnostic]) -> str:
     """The one-line summary printed after the findings."""
     errors, warnings = counts(diagnostics)
+    # Bulk acceptances are counted apart: no person is on record as having looked at them.
+    bulk = f", {report.quotes_bulk} with edits accepted in bulk" if report.quotes_bulk else ""
+    verbatim = report.quotes_verified - report.quotes_reviewed - report.quotes_bulk
     line = (
         f"checked {report.files} files: {report.quotes_verified} quotes verified "
-        f"({report.quotes_verified - report.quotes_reviewed} verbatim, {report.quotes_reviewed} with reviewed edits) against "
+        f"({verbatim} verbatim, {report.quotes_reviewed} with reviewed edits{bulk}) against "
         f"{report.sources} sources, {errors} error{'s' * (errors != 1)}, "
         f"{warnings} warning{'s' * (warnings != 1)}"
     )
@@ -112,8 +117,9 @@ def render_json(report: Report, diagnostics: list[Diagnostic]) -> str:
             "files": report.files,
             "quotes": report.quotes,
             "quotes_verified": report.quotes_verified,
-            "quotes_verbatim": report.quotes_verified - report.quotes_reviewed,
+            "quotes_verbatim": report.quotes_verified - report.quotes_reviewed - report.quotes_bulk,
             "quotes_reviewed": report.quotes_reviewed,
+            "quotes_bulk": report.quotes_bulk,
             "sources": report.sources,
             "errors": errors,
             "warnings": warnings,

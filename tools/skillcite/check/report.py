@@ -10,6 +10,7 @@ from .anchors import CacheLink
 from .document import Document, FootnoteDef, Quote
 from .evidence import Evidence
 from .matching import Match, Status
+from .reviews import Shown
 
 # Best first: when a quote cites several footnotes or cache links, the
 # outcome reported is the best one (a quote verified by any source is verified).
@@ -28,10 +29,12 @@ class QuoteOutcome:
     evidence: Evidence | None
     match: Match | None
     # For a quote found with departures from verbatim (docs/citations.md,
-    # "Verified"): "reviewed" or "unreviewed"; "" for any other outcome.
+    # "Verified"): "reviewed" (by a person, one by one), "bulk" (recorded by
+    # review --accept-all: no person is on record as having looked), or
+    # "unreviewed"; "" for any other outcome.
     review: str = ""
-    stale: str = ""  # why an earlier review no longer applies ("" if none)
-    keys: tuple[str, str] | None = None  # (quote hash, source hash) of the review file
+    stale: str = ""  # why an earlier review does not cover it ("its review no longer applies (...)"; "" if none)
+    shown: Shown | None = None  # what review shows of it, the key of the review file
 
     @property
     def rank(self) -> int:
@@ -47,8 +50,8 @@ class QuoteOutcome:
 
     @property
     def certified(self) -> bool:
-        """Verbatim, or found at its cited lines with every departure reviewed."""
-        return self.verbatim or self.review == "reviewed"
+        """Verbatim, or found at its cited lines with every departure reviewed or accepted in bulk."""
+        return self.verbatim or self.review in ("reviewed", "bulk")
 
 
 @dataclass(slots=True)
@@ -75,8 +78,13 @@ class Report:
 
     @property
     def quotes_reviewed(self) -> int:
-        """Quotes verified with departures a person reviewed."""
+        """Quotes verified with departures a person reviewed one by one."""
         return sum(1 for o in self.outcomes if o.review == "reviewed")
+
+    @property
+    def quotes_bulk(self) -> int:
+        """Quotes verified with departures accepted in bulk (review --accept-all): no person is on record as having looked."""
+        return sum(1 for o in self.outcomes if o.review == "bulk")
 
     @property
     def quotes(self) -> int:

@@ -14,11 +14,24 @@ from .app import CONTEXT, fail, package_root
 @click.command(context_settings=CONTEXT)
 @click.argument("root", required=False, type=click.Path(path_type=Path))
 @click.option("--accept", "accept_ids", metavar="ID", multiple=True, help="Record the quote with this ID as reviewed (repeatable).")
-@click.option("--accept-all", is_flag=True, help="Record every current departure as reviewed, marked as a bulk acceptance.")
+@click.option("--accept-all", is_flag=True, help="Record every current departure as accepted in bulk, listing each; quotes with a reviewer's warning are refused.")
+@click.option("--include-warnings", is_flag=True, help="With --accept-all: accept quotes with a reviewer's warning (SC310-SC312) too.")
 @click.option("-i", "--interactive", is_flag=True, help="Show each unreviewed quote and ask whether to accept it.")
 @click.option("--all", "show_all", is_flag=True, help="List reviewed quotes too.")
 @click.option("--by", metavar="WHO", help="Who reviews (default: the git author, as git var GIT_AUTHOR_IDENT gives it).")
-def review(root: Path | None, accept_ids: tuple[str, ...], accept_all: bool, interactive: bool, show_all: bool, by: str | None) -> None:
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "github"]), default="text", show_default=True, help="How to list (json, or github workflow annotations).")
+@click.option("--migrate", is_flag=True, help="Re-key a version 1 review file; every record carried over becomes a bulk acceptance.")
+def review(
+    root: Path | None,
+    accept_ids: tuple[str, ...],
+    accept_all: bool,
+    include_warnings: bool,
+    interactive: bool,
+    show_all: bool,
+    by: str | None,
+    fmt: str,
+    migrate: bool,
+) -> None:
     """Show quotes that depart from verbatim beside their source, and record reviews.
 
     A quote is verified when its words are the author's, verbatim at the
@@ -26,8 +39,10 @@ def review(root: Path | None, accept_ids: tuple[str, ...], accept_all: bool, int
     an elision, an insertion, an editor's note, a changed first letter, or
     a cut next to a word that changes the sentence's force ("not", "only",
     "unless", "must", ...). The review is recorded in the review file
-    (docs/evidence/reviews.json by default), keyed by the quote and the
-    source sentence(s); editing either undoes it. Exit 1 while a departure
+    (docs/evidence/reviews.json by default) with what it covers: the quote,
+    the source sentence(s), the sentences before and after, the heading
+    above, the evidence's source and author, the footnote and the
+    departures; a change to any of them undoes it. Exit 1 while a departure
     is left unreviewed.
 
     \b
@@ -36,26 +51,52 @@ def review(root: Path | None, accept_ids: tuple[str, ...], accept_all: bool, int
       skillcite review --accept 3f2a9c1e07b4
       skillcite review --interactive
       skillcite review --accept-all       # adopting a repository whose quotes were reviewed before
+      skillcite review --format github    # annotate unreviewed quotes in CI
     """
-    from ..check.reviewing import accept, departures, render
+    from ..check.reviewing import accept, departures, render, tally, to_github, to_json
     from ..check.reviews import reviewer
 
+    acting = bool(accept_ids or accept_all or interactive or migrate)
+    if fmt != "text" and acting:
+        fail(f"--format {fmt} lists quotes; it cannot be combined with --accept, --accept-all, --interactive or --migrate")
+    if include_warnings and not accept_all:
+        fail("--include-warnings goes with --accept-all")
+    if migrate and (accept_ids or accept_all or interactive):
+        fail("--migrate runs alone; accept quotes after it")
     root = package_root(root)
+    if migrate:
+        _migrate(root)
     ws, found = departures(root)
     pending = [d for d in found if not d.reviewed]
-    who = by or reviewer(root)
     by_id = {d.id: d for d in found}
     if accept_ids or accept_all:
+        who = by or reviewer(root)
         unknown = [i for i in accept_ids if i not in by_id]
         if unknown:
             fail(f"no quote that departs from verbatim has the ID {unknown[0]!r} (run: skillcite review)")
-        chosen = pending if accept_all else [by_id[i] for i in dict.fromkeys(accept_ids)]
+        if accept_all:
+            chosen = [d for d in pending if include_warnings or d.warning is None]
+            refused = [d for d in pending if d not in chosen]
+        else:
+            chosen = [by_id[i] for i in dict.fromkeys(accept_ids)]
+            refused = []
         accept(ws, chosen, who, bulk=accept_all)
-        fresh = [d for d in chosen if not d.reviewed]
+        fresh = [d for d in chosen if not d.reviewed or (not accept_all and d.outcome.review == "bulk")]
         kind = "bulk acceptance" if accept_all else "review"
-        click.echo(f"recorded {len(fresh)} {kind}{'s' * (len(fresh) != 1)} by {who} in {_where(ws)}")
-        sys.exit(0)
+        if accept_all:
+            for d in fresh:
+                click.echo(f"accepted in bulk {d.id}  {d.where()}  {_brief(d.shown.quote)}")
+            for d in refused:
+                assert d.warning is not None
+                click.echo(
+                    f"refused {d.id}  {d.where()}: warning {d.warning[0]}: {d.warning[1]} "
+                    f"(read it with skillcite review and accept it by ID, or pass --include-warnings)"
+                )
+        left = f"; {len(refused)} with a reviewer's warning refused" if refused else ""
+        click.echo(f"recorded {len(fresh)} {kind}{'s' * (len(fresh) != 1)} by {who} in {_where(ws)}{left}")
+        sys.exit(1 if refused else 0)
     if interactive:
+        who = by or reviewer(root)
         chosen = []
         for d in pending:
             click.echo(render(d))
@@ -67,17 +108,38 @@ def review(root: Path | None, accept_ids: tuple[str, ...], accept_all: bool, int
                 chosen.append(d)
         if chosen:
             accept(ws, chosen, who, bulk=False)
-        left = len(pending) - len(chosen)
-        click.echo(f"recorded {len(chosen)} review{'s' * (len(chosen) != 1)} by {who}; {left} left unreviewed")
-        sys.exit(1 if left else 0)
-    shown = found if show_all else pending
-    for d in shown:
-        click.echo(render(d))
-        click.echo("")
-    reviewed = len(found) - len(pending)
-    verb = "departs" if len(found) == 1 else "depart"
-    click.echo(f"{len(found)} quote{'s' * (len(found) != 1)} {verb} from verbatim: {reviewed} reviewed, {len(pending)} not reviewed")
+        left_count = len(pending) - len(chosen)
+        click.echo(f"recorded {len(chosen)} review{'s' * (len(chosen) != 1)} by {who}; {left_count} left unreviewed")
+        sys.exit(1 if left_count else 0)
+    listed = found if show_all else pending
+    if fmt == "json":
+        click.echo(to_json(root, found, listed))
+    elif fmt == "github":
+        click.echo(to_github(found, listed))
+    else:
+        for d in listed:
+            click.echo(render(d))
+            click.echo("")
+        click.echo(tally(found))
     sys.exit(1 if pending else 0)
+
+
+def _migrate(root: Path) -> None:
+    """Run ``review --migrate`` and exit."""
+    from ..check.reviewing import migrate
+
+    done = migrate(root)
+    click.echo(
+        f"migrated {done.carried} review{'s' * (done.carried != 1)} to the current key, each as a bulk acceptance "
+        f"({done.were_individual} had been reviewed one by one: read them again with skillcite review --all and accept them by ID); "
+        f"{done.dropped} matched no quote and were dropped"
+    )
+    sys.exit(0)
+
+
+def _brief(text: str, most: int = 60) -> str:
+    """A quote shortened for a one-line listing."""
+    return repr(text if len(text) <= most else text[: most - 3] + "...")
 
 
 def _where(ws: Workspace) -> str:

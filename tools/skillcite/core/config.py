@@ -43,6 +43,9 @@ class Config:
       line wins); ``per_file_ignores`` maps a glob to codes ignored there.
     * ``reviews``: the review file of quotes that depart from verbatim
       (default: ``reviews.json`` in the first evidence folder).
+    * ``bulk_reviews_until``: a date (``YYYY-MM-DD``); a bulk acceptance
+      (``review --accept-all``) recorded after that day covers nothing, so
+      quotes added later must be reviewed one by one ("" for no limit).
     """
 
     evidence: str | list[str] = "docs/evidence"
@@ -60,6 +63,7 @@ class Config:
     strict: bool = False
     baseline: str = ""
     reviews: str = ""
+    bulk_reviews_until: str = ""
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
 
     @property
@@ -279,6 +283,20 @@ def _outside_root(root: Path, folder: str) -> str | None:
     return None if real is None else f"leads outside the package root (to {real})"
 
 
+def _is_day(value: str) -> bool:
+    """True for a date written ``YYYY-MM-DD`` that exists."""
+    import datetime as dt
+    import re
+
+    if not re.fullmatch(r"\d{4}-\d\d-\d\d", value):
+        return False
+    try:
+        dt.date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
 def _is_strings(value: object) -> TypeGuard[list[str]]:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
@@ -288,6 +306,9 @@ def _type_problem(name: str, value: object, default: object) -> str | None:
     if name == "evidence":
         ok = (isinstance(value, str) and value != "") or (_is_strings(value) and bool(value) and all(value))
         return None if ok else "a folder or a non-empty list of folders"
+    if name == "bulk_reviews_until":
+        ok = isinstance(value, str) and (value == "" or _is_day(value))
+        return None if ok else "a date written YYYY-MM-DD"
     if name == "per_file_ignores":
         ok = isinstance(value, dict) and all(isinstance(k, str) and _is_strings(v) for k, v in value.items())
         return None if ok else 'a table of glob = ["CODE", ...]'

@@ -18,7 +18,8 @@ from ...core.textio import TextFile
 from ..document import Document, FootnoteDef, Quote
 from ..matching import Match, cited_span, is_title, locate, valid_anchors
 from ..report import QuoteOutcome
-from ..reviews import Reviews, digest, load_reviews
+from ..reviews import Reviews, load_reviews
+from ..reviews_context import ContextReader, shown_for
 from ..workspace import Workspace
 from .base import Rule
 from .footnotes import first_definitions
@@ -103,25 +104,20 @@ def quote_outcomes(ws: Workspace) -> list[QuoteOutcome]:
     def compute() -> list[QuoteOutcome]:
         _announce_cited_lines(ws)
         out = []
-        reviews: Reviews | None = None
+        reviews = review_file(ws)  # read even when nothing needs it: a bad review file never passes silently
+        reader = ContextReader()
         for doc in ws.checked_documents():
             definitions = first_definitions(doc)
+            seen: dict[str, int] = {}  # identical quotes of this document shown alike: which one each is
             for quote in doc.quotes:
                 outcome = verify_quote(ws, doc, quote, definitions)
                 if outcome is None:  # every label undefined: SC101 says so
                     continue
-                m = outcome.match
-                if m is not None and m.status in ("verified", "marks") and m.source:
-                    # Every found quote has its keys (accept keeps the reviews of those
-                    # the rules no longer flag); only departures need a review.
-                    outcome.keys = (digest(quote.text), digest(m.source))
-                if m is not None and m.status in ("verified", "marks") and m.edits:
-                    if reviews is None:
-                        reviews = review_file(ws)
-                    keys = (digest(quote.text), digest(m.source))
-                    outcome.review = "reviewed" if reviews.has(*keys) else "unreviewed"
-                    if outcome.review == "unreviewed":
-                        outcome.stale = reviews.stale_reason(*keys, doc.rel) or ""
+                shown = shown_for(outcome, reader)
+                if shown is not None:
+                    nth = seen[shown.key] = seen.get(shown.key, 0) + 1
+                    outcome.shown = dataclasses.replace(shown, occurrence=nth)
+                    _judge(ws, reviews, outcome)
                 out.append(outcome)
         return out
 
@@ -142,6 +138,22 @@ def _announce_cited_lines(ws: Workspace) -> None:
                 span = cited_span(valid_anchors([a.ranges for a in link.anchors], ev.line_count)) if ev.file is not None else None
                 if span is not None:
                     ev.expect(*span)
+
+
+def _judge(ws: Workspace, reviews: Reviews, outcome: QuoteOutcome) -> None:
+    """Set the review state of a quote with departures: reviewed, bulk or unreviewed (and why)."""
+    assert outcome.shown is not None
+    found = reviews.find(outcome.shown)
+    cutoff = ws.config.bulk_reviews_until
+    if found is None:
+        outcome.review = "unreviewed"
+        reason = reviews.stale_reason(outcome.shown)
+        outcome.stale = f"its review no longer applies ({reason})" if reason else ""
+    elif found.bulk and cutoff and found.date > cutoff:
+        outcome.review = "unreviewed"
+        outcome.stale = f"its bulk acceptance of {found.date} is after bulk_reviews_until ({cutoff}), so it must be reviewed one by one"
+    else:
+        outcome.review = "bulk" if found.bulk else "reviewed"
 
 
 def review_file(ws: Workspace) -> Reviews:
@@ -190,8 +202,8 @@ def quotes(ws: Workspace) -> Iterator[Diagnostic]:
                     subject=f"{tag.value}: {doc.file.line(tag.line).strip() if tag.line <= doc.file.line_count else ''}",
                 )
     for outcome in quote_outcomes(ws):
-        if outcome.review == "reviewed":
-            continue  # every departure reviewed: the reviewer's warnings were seen
+        if outcome.review in ("reviewed", "bulk"):
+            continue  # every departure reviewed or accepted: the reviewer's warnings were shown
         finding = describe(outcome)
         if finding is not None and finding.code == "SC305" and outcome.definition is not None:
             finding = dataclasses.replace(finding, message=finding.message + _no_cache_link_cause(ws, outcome))
@@ -204,10 +216,10 @@ def quotes(ws: Workspace) -> Iterator[Diagnostic]:
 def unreviewed(o: QuoteOutcome) -> Diagnostic:
     """SC313 for a quote found with departures from verbatim that no recorded review covers."""
     m = o.match
-    assert m is not None and o.evidence is not None and o.keys is not None
+    assert m is not None and o.evidence is not None and o.shown is not None
     what = "blockquote" if o.quote.block else "quote"
     at = f"{o.evidence.rel} L{m.lines[0]}-{m.lines[1]}" if m.lines else o.evidence.rel
-    why = f"its review no longer applies ({o.stale})" if o.stale else "it is not reviewed"
+    why = o.stale or "it is not reviewed"
     edits = "; ".join(m.edits)
     return Diagnostic.make(
         "SC313",
