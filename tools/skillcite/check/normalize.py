@@ -349,7 +349,7 @@ def _normalize_once(source: str, base: int = 0, drop: Sequence[int] = (), first:
     i = 0
     size = len(source)
     match = _TOKEN.match
-    comment_from, comment_close = -1, -1  # memo of the last search for "-->"
+    comment_from, comment_close = size + 1, -1  # memo of the last search for "-->" (none yet)
     while i < size:
         m = match(source, i)
         assert m is not None  # the last alternative of _TOKEN takes any one character
@@ -369,7 +369,8 @@ def _normalize_once(source: str, base: int = 0, drop: Sequence[int] = (), first:
             # A comment is a gap in the text, never a join of its two sides.
             # The search for its end is remembered, so many unclosed "<!--"
             # cost one scan, not one each.
-            if not comment_from <= i + 4 <= comment_close:
+            # An unclosed one (-1) answers for every later "<!--" too.
+            if not (comment_from <= i + 4 and (comment_close == -1 or i + 4 <= comment_close)):
                 comment_from, comment_close = i + 4, source.find("-->", i + 4)
             if comment_close == -1:
                 kind, end = "other", i + 1
