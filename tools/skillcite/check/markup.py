@@ -38,6 +38,7 @@ _FOOTNOTE_LABEL = re.compile(r"[ \t>]*(\[\^[^\]\s]+\]:)")
 # of prose have none, and skip the inline parse.
 _INLINE_MARKUP = re.compile(r"[*_`\\\[<]")
 _NOTED = frozenset({"escape", "backticks", "emphasis", "link", "image", "autolink", "footnote_ref"})
+_ESCAPABLE = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~\n")  # CommonMark's escapable ASCII punctuation, and a line break
 _KEY = "skillcite_markup"  # the env entry holding the spans of the inline text being parsed
 
 
@@ -60,7 +61,11 @@ def _note(name: str, state: StateInline, start: int, count: int, notes: dict[str
     drop: list[int] = notes["drop"]
     new = state.tokens[count:]
     if name == "escape":
-        drop.append(start)  # the backslash; a hard break's too (the newline stays)
+        # The backslash of an escape (\*) or a hard break (the newline
+        # stays); before any other character ($\nabla$, C:\temp) it is
+        # text, which the parser keeps and so must the evidence.
+        if state.src[start + 1 : start + 2] in _ESCAPABLE:
+            drop.append(start)
     elif name == "backticks":
         code = next((t for t in new if t.type == "code_inline"), None)
         if code is not None:

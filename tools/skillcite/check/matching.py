@@ -1129,6 +1129,10 @@ def locate(quote: str, ev: Evidence, anchors: list[list[Range]]) -> Match:
         joined = _pdf_hyphenated(qp, text)
         if joined is not None:
             found = _exact(joined, ev, whole, valid)
+    if found is None:
+        marked = _footnote_marked(qp, text)
+        if marked is not None:
+            found = _exact(marked, ev, whole, valid)
     if found is not None:
         return found
 
@@ -1405,3 +1409,37 @@ def _unhyphenated(qp: QuotePattern, source: str) -> QuotePattern | None:
     if changed == qp.text:
         return None
     return _compile(changed)
+
+
+# A footnote mark of the source glued to a word or to the punctuation after
+# it: superscript digits ("bug\u00b9") or a bracketed number ("bug[1]",
+# "works.[2,3]"). A quote may leave it out, as it leaves out a Markdown
+# footnote reference (issue 28 §6).
+_SUPERSCRIPTS = "\u00b9\u00b2\u00b3\u2070\u2074\u2075\u2076\u2077\u2078\u2079"
+_FOOTNOTE_MARK = re.compile(
+    rf"([^\W\d_]{{3,}}[.,;:!?)]?)([{_SUPERSCRIPTS}]+|\[\d{{1,3}}(?:[,\u2013-] ?\d{{1,3}})*\])(?=[\s.,;:!?)']|$)"
+)
+_MARKABLE = re.compile(r"[^\W\d_]+[.,;:!?)]?")
+
+
+def _footnote_marked(qp: QuotePattern, text: str) -> QuotePattern | None:
+    """The quote with the source's footnote marks put back after the words that carry them in ``text`` (None: no change).
+
+    Only where the quote has no mark of its own there; a word marked
+    differently in two places takes its first mark.
+    """
+    marks: dict[str, str] = {}
+    for m in _FOOTNOTE_MARK.finditer(text):
+        marks.setdefault(m.group(1), m.group(0))
+    if not marks:
+        return None
+    quote = qp.text
+
+    def put(m: re.Match[str]) -> str:
+        after = quote[m.end() : m.end() + 1]
+        if after and (after in _SUPERSCRIPTS or after == "["):
+            return m.group()
+        return marks.get(m.group(), m.group())
+
+    changed = _MARKABLE.sub(put, quote)
+    return None if changed == quote else _compile(changed)
