@@ -32,7 +32,6 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 
 _LIST_MARKER = re.compile(r"[ \t>]*(\d{1,9}[.)]|[-+*])(?=[ \t]|$)")
 _HEADING = re.compile(r"[ \t>]*(#{1,6})(?=[ \t]|$)")
-_FOOTNOTE_LABEL = re.compile(r"[ \t>]*(\[\^[^\]\s]+\]:)")
 # Characters without which no inline rule we note can fire (emphasis,
 # escape, code span, link, image, autolink, footnote reference): most lines
 # of prose have none, and skip the inline parse.
@@ -247,8 +246,9 @@ def markup_offsets(text: str, env: dict[str, Any] | None = None, front: bool = T
 
     Emphasis delimiters the parser paired, backslashes of escapes, code-span
     backticks, link and image syntax around their text, autolink brackets,
-    footnote references and definition labels, list markers and ATX
-    heading markers. For a stretch of a file that starts on a top-level
+    footnote references, list markers and ATX heading markers. A footnote
+    definition's label (``[^1]:``) stays: it keeps the note apart from the
+    body text before it, so no quote joins the two (issue 28 §6). For a stretch of a file that starts on a top-level
     block (see :func:`top_blocks`), pass a copy of the whole file's ``env``
     and ``front=False``.
     """
@@ -270,10 +270,6 @@ def markup_offsets(text: str, env: dict[str, Any] | None = None, front: bool = T
             if m:
                 drop.extend(range(starts[number] + m.start(1), starts[number] + m.end(1)))
                 marker_cursor[number] = m.end(1)
-        elif tok.type == "footnote_reference_open" and tok.map:
-            m = _FOOTNOTE_LABEL.match(lines[tok.map[0]])
-            if m:
-                drop.extend(range(starts[tok.map[0]] + m.start(1), starts[tok.map[0]] + m.end(1)))
         elif tok.type == "heading_open" and tok.markup.startswith("#") and tok.map:
             m = _HEADING.match(lines[tok.map[0]])
             if m:

@@ -41,7 +41,7 @@ from ..core.textio import drop_html_comments
 from .anchors import Range
 from .evidence import Evidence
 from .normalize import LINE_HYPHEN, Normalized, normalize
-from .sentences import cut_context, force_words, frames_next, frames_section, next_sentence, previous_sentence, sentence_ends, sentence_span, takes_back
+from .sentences import cut_context, force_words, frames_next, frames_section, next_sentence, previous_sentence, script_negations, sentence_ends, sentence_span, takes_back
 
 ALTERED_THRESHOLD = 80.0
 NEAR_LINES = 40  # how far around the cited lines the first fuzzy pass looks
@@ -657,19 +657,22 @@ def _truncations(text: str, start: int, end: int, lo: int, hi: int, ctx: tuple[i
     head, tail = text[max(a - 2, 0) : start], text[end : b + 2]
     if "~~" in head and "~~" in tail:
         out.append("quotes text the source strikes through (~~)")
-    if before.rstrip().endswith(":") and len(before.split()) <= 4:
+    if before.rstrip().endswith(":") and len(before.split()) <= 4 and not _NOTE_LABEL.fullmatch(before.strip()):
         # A short label before a colon frames what follows ("Myth: you never
         # have a bug."): without it the words may say the opposite.
         out.append(f"leaves out the lead-in {_clip(before.strip())} before it")
     # A contrast that opens the sentence ("However, ...") qualifies what came
     # before it; one after the quote ("..., but hurts RNNs") qualifies the quote.
-    words = [w for w in force_words(before) if w not in _AFTER_ONLY]
+    words = [w for w in force_words(before) if w not in _AFTER_ONLY] + script_negations(before)
     if words:
         out.append(f"leaves out {_clip(before.strip())} before it, which holds {', '.join(repr(w) for w in dict.fromkeys(words))}")
-    words = force_words(after)
+    words = force_words(after) + script_negations(after)
     if words:
         out.append(f"leaves out {_clip(after.strip())} after it, which holds {', '.join(repr(w) for w in dict.fromkeys(words))}")
     return out
+
+
+_NOTE_LABEL = re.compile(r"\[\^[^\]\s]+\]:")  # a footnote definition's label: not a lead-in
 
 
 def _reported_speech(text: str, start: int, end: int, lo: int, hi: int) -> str | None:

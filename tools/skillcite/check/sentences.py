@@ -44,7 +44,7 @@ _FORCE_TEXT = """
 """
 FORCE_WORDS = frozenset(_FORCE_TEXT.split())
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
-_CANDIDATE = re.compile(r"[.!?]+(?=[\"'\u201d\u2019)\]]*(?:\s|$))|\[\.\.\.\]")
+_CANDIDATE = re.compile(r"[.!?]+(?=[\"'\u201d\u2019)\]]*(?:\s|$))|\[\.\.\.\]|\u3002")  # 。 ends a sentence with no space after it
 _ABBREVIATION_TEXT = """
     e.g i.e eg ie al etc cf vs viz sec secs fig figs eq eqs tab tabs ch chap app no nos vol vols pp p ref refs
     approx resp dr mr mrs ms prof st jr sr inc ltd co corp dept est ed eds trans op ca min max avg
@@ -66,7 +66,7 @@ def sentence_ends(text: str, lo: int = 0, hi: int | None = None) -> Iterator[tup
     """Spans of the sentence ends in ``text[lo:hi]`` (see the module), in order."""
     hi = len(text) if hi is None else hi
     for m in _CANDIDATE.finditer(text, lo, hi):
-        if m.group() == "[...]":
+        if m.group() in ("[...]", "\u3002"):
             yield m.start(), m.end()
             continue
         run = m.group()
@@ -154,7 +154,7 @@ def cut_context(text: str, start: int, end: int, lo: int = 0, hi: int | None = N
         if nxt is None or nxt.group().lower() not in _BACK_REFERENCES:
             after = after[: stop.start()]
             break
-    return before, after.rstrip(".!?\"'\u201d\u2019) ")
+    return before, after.rstrip(".!?\"'\u201d\u2019) \u3002")
 
 
 # Words that open a clause or a sentence about what was just said.
@@ -249,6 +249,9 @@ def _negated(words: list[str]) -> bool:
     return any(w in _NEGATIONS or w.endswith("n't") for w in words)
 
 
+_NOTE_LABEL = re.compile(r"^\s*\[\^[^\]\s]+\]:\s*")
+
+
 def takes_back(sentence: str) -> bool:
     """True when ``sentence``, right after a quoted one, contrasts with, corrects or denies it.
 
@@ -257,6 +260,7 @@ def takes_back(sentence: str) -> bool:
     that it denies ("That is a myth.", "Not always."), or it is short and
     holds a strong denial ("He was wrong.").
     """
+    sentence = _NOTE_LABEL.sub("", sentence, count=1)  # the source's own footnote on the quoted sentence
     words = _words(sentence)
     if not words:
         return False
@@ -293,3 +297,25 @@ def previous_sentence(text: str, start: int, lo: int = 0, reach: int = 300) -> s
         return ""  # the text before does not end a sentence: a lead-in of the same sentence
     begin = ends[-2][1] if len(ends) >= 2 else 0
     return region[begin:].strip()
+
+
+# Negations of the scripts that write words without spaces between them
+# (Chinese, Japanese, Thai) or glue them to the verb (Korean): found as
+# substrings, since a "word" there is a whole run of text. Chinese and
+# Japanese 不 没 無 非 未 别 勿 莫, Japanese ない ません なかっ, Korean 않 없
+# 못 아니 아닌 and a stand-alone 안, the forms of 말다 (마세요 ...), Thai ไม่
+# อย่า ห้าม มิได้. Some also sit inside words that do not negate (不同,
+# "different"): a review costs a reader a minute, a missed negation a
+# reversed claim.
+_SCRIPT_NEGATION = re.compile(
+    "[\u4e0d\u6ca1\u6c92\u65e0\u7121\u975e\u672a\u522b\u5225\u52ff\u83ab]"
+    "|\u306a\u3044|\u307e\u305b\u3093|\u306a\u304b\u3063"
+    "|\uc54a|\uc5c6|\ubabb|\uc544\ub2c8|\uc544\ub2cc|(?<!\\S)\uc548(?!\\S)"
+    "|\ub9c8\uc138\uc694|\ub9c8\uc2ed\uc2dc\uc624|\ub9c8\ub77c|\ub9d0\ub77c|\ub9d0\uace0|\ub9d0\uc544"
+    "|\u0e44\u0e21\u0e48|\u0e2d\u0e22\u0e48\u0e32|\u0e2b\u0e49\u0e32\u0e21|\u0e21\u0e34\u0e44\u0e14\u0e49"
+)
+
+
+def script_negations(text: str) -> list[str]:
+    """The negations of ``text`` in scripts without spaces between words, and in Korean (see above), in order."""
+    return _SCRIPT_NEGATION.findall(text)
