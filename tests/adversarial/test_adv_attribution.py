@@ -110,3 +110,31 @@ def test_misattribution_fails(tmp_path: Path, footnote: str, front: dict[str, st
 @pytest.mark.parametrize(("footnote", "front"), MUST_PASS, ids=[f[:30] for f, _ in MUST_PASS])
 def test_right_attribution_passes(tmp_path: Path, footnote: str, front: dict[str, str]) -> None:
     assert _package(tmp_path, footnote, front) == []
+
+
+def _lead_in(root: Path, lead: str, author: str = "A. Author") -> list[str]:
+    """A package whose blockquote is led in by ``lead`` (ending with its footnote and a colon); the codes of its check."""
+    from conftest import locked
+
+    text = evidence_text("Assume you have a bug.\n").replace("author: A. Author\n", f"author: {author}\n")
+    (root / "docs/evidence").mkdir(parents=True)
+    (root / "docs/evidence/src.md").write_text(locked(text), encoding="utf-8")
+    footnote = 'A. Author, "A Post" (2020) \u2014 https://example.org/post'
+    (root / "SKILL.md").write_text(
+        HEAD + f"{lead}[^s]:\n\n> Assume you have a bug.\n\n[^s]: {footnote} ([cache](docs/evidence/src.md): L11)\n", encoding="utf-8"
+    )
+    return sorted(d.code for d in check(root).diagnostics)
+
+
+LEAD_FAIL = ["Smith writes", "As Jane Smith puts it", "From the audit by Smith et al.", "In the talk, Smith warned"]
+LEAD_PASS = ["Author writes", "As A. Author puts it", "From the post by Author et al.", "The docs say", "NCCL's guide says it plainly"]
+
+
+@pytest.mark.parametrize("lead", LEAD_FAIL)
+def test_lead_in_naming_another_author_fails(tmp_path: Path, lead: str) -> None:
+    assert _lead_in(tmp_path, lead) == ["SC315"]
+
+
+@pytest.mark.parametrize("lead", LEAD_PASS)
+def test_lead_in_naming_the_author_passes(tmp_path: Path, lead: str) -> None:
+    assert _lead_in(tmp_path, lead) == []

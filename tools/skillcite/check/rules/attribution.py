@@ -138,9 +138,53 @@ def _definition_text(doc: Document, d: FootnoteDef) -> str:
     return text[m.end() :] if m else text
 
 
+# The author a lead-in names: "Karpathy writes[^kr]:", "as Jones puts it[^jo]:",
+# "From the audit by Huang et al.[^ppo]:". Only these forms: a possessive
+# ("NCCL's guide") names a product as often as a person.
+_CAP = r"[A-Z][\w'\-]*\.?"
+_SPEAKER = re.compile(
+    rf"(?:\bby\s+(?P<by>{_CAP}(?:\s+{_CAP}){{0,3}}))"
+    rf"|(?P<who>{_CAP}(?:\s+{_CAP}){{0,3}})\s+(?:writes|wrote|says|said|notes|noted|puts it|put it|argues|argued|warns|warned|"
+    r"explains|explained|recommends|recommended|observes|observed|advises|advised|adds|added|cautions|cautioned)\b"
+)
+_LEAD_STOP = frozenset(["as", "in", "from", "the", "and", "but", "then", "here", "so", "also", "on", "for", "when", "while", "where", "later", "elsewhere", "again", "still", "there", "this", "that", "one", "a", "an"])
+_LEAD_END = re.compile(r"(?:\[\^([A-Za-z0-9_-]+)\]\s*:|:\s*\[\^([A-Za-z0-9_-]+)\])\s*$")
+
+
+def lead_in_names(doc: Document) -> dict[str, list[tuple[int, str]]]:
+    """Per footnote label, the ``(line, name)`` pairs its lead-ins name (see :data:`_SPEAKER`).
+
+    A lead-in is the line right before a blockquote (blank lines aside) that
+    ends with ``[^label]:`` (or ``:[^label]``).
+    """
+    out: dict[str, list[tuple[int, str]]] = {}
+    for quote in doc.quotes:
+        if not quote.block:
+            continue
+        number = quote.line - 1
+        while number >= 1 and not doc.file.line(number).strip():
+            number -= 1
+        if number < 1:
+            continue
+        line = doc.file.line(number).rstrip("\r\n")
+        end = _LEAD_END.search(line)
+        if end is None:
+            continue
+        label = end.group(1) or end.group(2)
+        for m in _SPEAKER.finditer(line[: end.start()]):
+            words = _ET_AL.sub("", m.group("by") or m.group("who")).strip(" .,").split()
+            while words and words[0].lower().strip(".,") in _LEAD_STOP:
+                words.pop(0)  # "As Karpathy writes": the sentence's first word is no name
+            name = " ".join(words)
+            if name and (number, name) not in out.get(label, []):
+                out.setdefault(label, []).append((number, name))
+    return out
+
+
 def attribution(ws: Workspace) -> Iterator[Diagnostic]:
     """Footnote URLs that are not the evidence's ``source`` (SC314), authors the evidence does not list (SC315)."""
     for doc in ws.checked_documents():
+        spoken = lead_in_names(doc) if doc.quotes else {}
         for d in doc.definitions:
             if not d.cache_links:
                 continue
@@ -173,6 +217,14 @@ def attribution(ws: Workspace) -> Iterator[Diagnostic]:
                 known = _author_words(ev)
                 if known is None:
                     continue
+                for lead_line, name in spoken.get(d.label, []):
+                    if not _name_matches(name, known):
+                        yield Diagnostic.make(
+                            "SC315", doc.rel, lead_line, 1,
+                            f"the lead-in to [^{d.label}] names {name!r}, who is not among the authors of {link.target} "
+                            f"({ev.front.data.get('author')}): name the evidence's author, or fix its author: front matter (then skillcite lock)",
+                            subject=f"{d.label} {name}",
+                        )
                 for name in names:
                     if not _name_matches(name, known):
                         yield Diagnostic.make(
