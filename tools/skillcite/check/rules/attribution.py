@@ -147,7 +147,10 @@ _SPEAKER = re.compile(
     rf"|(?P<who>{_CAP}(?:\s+{_CAP}){{0,3}})\s+(?:writes|wrote|says|said|notes|noted|puts it|put it|argues|argued|warns|warned|"
     r"explains|explained|recommends|recommended|observes|observed|advises|advised|adds|added|cautions|cautioned)\b"
 )
-_LEAD_STOP = frozenset(["as", "in", "from", "the", "and", "but", "then", "here", "so", "also", "on", "for", "when", "while", "where", "later", "elsewhere", "again", "still", "there", "this", "that", "one", "a", "an"])
+_LEAD_STOP = frozenset(
+    ["as", "in", "from", "the", "and", "but", "then", "here", "so", "also", "on", "for", "when", "while", "where"]
+    + ["later", "elsewhere", "again", "still", "there", "this", "that", "one", "a", "an"]
+)
 _LEAD_END = re.compile(r"(?:\[\^([A-Za-z0-9_-]+)\]\s*:|:\s*\[\^([A-Za-z0-9_-]+)\])\s*$")
 
 
