@@ -111,3 +111,23 @@ def test_open_family(tmp_path: Path, family: str, body: str, quote: str, expecte
 @pytest.mark.parametrize("family", sorted(CASES))
 def test_every_family_has_three_twins(family: str) -> None:
     assert {e for _, _, e in CASES[family]} == {"pass", "review", "fail"}
+
+
+# The same family on the skill side, through the whole check: what a reader
+# of the rendered skill does not see as text must not pass as quoted words.
+SKILL_SIDE = [
+    ("Use no warmup always.\n", "> Use ![no](x.png) warmup always.[^s]", ["SC307"]),
+    ("Use warmup always.\n", '> Use [warmup](https://x.org "never") always.[^s]', ["SC307"]),
+    ("Use no warmup always.\n", "> Use <del>no</del> warmup always.[^s]", ["SC302"]),
+    ("Use no warmup always.\n", 'They wrote "Use <del>no</del> warmup always"[^s].', ["SC302"]),
+    ("Use no warmup always.\n", "> Use <span hidden>no</span> warmup always.[^s]", ["SC311", "SC313"]),
+    ("Use warmup always.\n", "> Use [warmup](https://x.org) always.[^s]", []),
+    ("Use ~~no~~ warmup always.\n", "> Use <del>no</del> warmup always.[^s]", []),
+]
+
+
+@pytest.mark.parametrize(("body", "block", "codes"), SKILL_SIDE, ids=[b for _, b, _ in SKILL_SIDE])
+def test_unshown_text_in_the_skill(tmp_path: Path, body: str, block: str, codes: list[str]) -> None:
+    from test_adv_skill_side import findings, package
+
+    assert [f[0] for f in findings(package(tmp_path, body, block))] == codes
