@@ -1214,6 +1214,7 @@ def _at_cited(qp: QuotePattern, ev: Evidence, norm: Normalized, valid: list[list
 # paragraph, the next one, and the nearest heading above (bounded, so a
 # file of one endless paragraph costs no more than this per quote).
 _CONTEXT_LINES = 60
+_NON_SPACE = re.compile(r"\S")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _ATX_HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$")
 
@@ -1231,14 +1232,21 @@ def _context_span(ev: Evidence, norm: Normalized, first: int, last: int) -> tupl
     block after them, so it reads the same context as the whole file.
     """
     assert ev.file is not None
+    file = ev.file
+
+    def is_blank(number: int) -> bool:
+        # The first non-space character answers: a long line costs no more than a short one.
+        a, b = file.line_span(number, number)
+        return _NON_SPACE.search(file.text, a, b) is None
+
     top = _body_first_line(ev)
     start = first
-    while start > top and first - start < _CONTEXT_LINES and not ev.is_blank(start - 1, start - 1):
+    while start > top and first - start < _CONTEXT_LINES and not is_blank(start - 1):
         start -= 1
     end, total, seen_blank = last, ev.line_count, False
     while end < total and end - last < _CONTEXT_LINES:
-        blank = ev.is_blank(end + 1, end + 1)
-        if blank and seen_blank and not ev.is_blank(end, end):
+        blank = is_blank(end + 1)
+        if blank and seen_blank and not is_blank(end):
             break  # the end of the paragraph after the quote's
         seen_blank = seen_blank or blank
         end += 1
@@ -1425,15 +1433,22 @@ _FOOTNOTE_MARK = re.compile(
 _MARKABLE = re.compile(r"[^\W\d_]+[.,;:!?)]?")
 
 
+@lru_cache(maxsize=8)
+def _source_marks(text: str) -> dict[str, str]:
+    """Each word of ``text`` that carries a footnote mark -> the word with its (first) mark; one scan per text."""
+    marks: dict[str, str] = {}
+    for m in _FOOTNOTE_MARK.finditer(text):
+        marks.setdefault(m.group(1), m.group(0))
+    return marks
+
+
 def _footnote_marked(qp: QuotePattern, text: str) -> QuotePattern | None:
     """The quote with the source's footnote marks put back after the words that carry them in ``text`` (None: no change).
 
     Only where the quote has no mark of its own there; a word marked
     differently in two places takes its first mark.
     """
-    marks: dict[str, str] = {}
-    for m in _FOOTNOTE_MARK.finditer(text):
-        marks.setdefault(m.group(1), m.group(0))
+    marks = _source_marks(text)
     if not marks:
         return None
     quote = qp.text
