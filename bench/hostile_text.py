@@ -1,4 +1,4 @@
-"""Time ``skillcite check`` on two hostile inputs of issue 19 §5, at growing sizes.
+"""Time ``skillcite check`` on hostile inputs of issues 19 §5 and 28 §6, at growing sizes.
 
 Run from the repository root::
 
@@ -11,6 +11,12 @@ Run from the repository root::
 2. A SKILL.md holding N unclosed ``<!--`` inside a blockquote's HTML: the
    comment filter (``document.html_quote``) rescanned the rest of the file
    from each (over 40 s at 40,000).
+3. A SKILL.md holding N lone carriage returns on one line (issue 28): each
+   finding (SC308) named the whole physical line as its subject (5 s at
+   5,000, 18-28 s at 15,000, over 120 s at 50,000).
+4. An evidence file holding N unclosed ``<!--`` (issue 28): the
+   normalizer searched for ``-->`` again from each, since its memo did not
+   keep a failed search (17-40 s at 80,000).
 
 Both must now grow linearly: the time per 1,000 units stays flat as N
 grows. Prints seconds; asserts nothing (tests/test_hostile_text.py holds
@@ -55,6 +61,22 @@ def unclosed_comments(root: Path, n: int) -> None:
     )
 
 
+def lone_carriage_returns(root: Path, n: int) -> None:
+    """SKILL.md: a line of ``n`` words, each ended by a lone carriage return."""
+    (root / "docs/evidence").mkdir(parents=True)
+    (root / "docs/evidence/src.md").write_text(evidence_text("Assume you have a bug.\n"), encoding="utf-8")
+    (root / "SKILL.md").write_bytes(
+        (HEAD + "> Assume you have a bug.[^s]\n\n" + "word\r" * n + "\n\n[^s]: A. Author ([cache](docs/evidence/src.md): L11)\n").encode("utf-8")
+    )
+
+
+def evidence_unclosed_comments(root: Path, n: int) -> None:
+    """Evidence: a cited line, then ``n`` unclosed ``<!--``."""
+    (root / "docs/evidence").mkdir(parents=True)
+    (root / "docs/evidence/src.md").write_text(evidence_text("Assume you have a bug.\n" + "<!--" * n + "\n"), encoding="utf-8")
+    (root / "SKILL.md").write_text(HEAD + "> Assume you have a bug.[^s]\n\n[^s]: A. Author ([cache](docs/evidence/src.md): L11)\n", encoding="utf-8")
+
+
 def timed(build: object, n: int) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -68,6 +90,8 @@ def main() -> None:
     for name, build, sizes in (
         ("letter run in evidence", letter_run, (10_000, 30_000, 100_000, 300_000)),
         ("unclosed <!-- in SKILL.md", unclosed_comments, (10_000, 40_000, 100_000)),
+        ("lone \\r in SKILL.md", lone_carriage_returns, (5_000, 15_000, 50_000)),
+        ("unclosed <!-- in evidence", evidence_unclosed_comments, (20_000, 80_000, 160_000)),
     ):
         for n in sizes:
             seconds = timed(build, n)

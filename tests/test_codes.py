@@ -206,6 +206,14 @@ CASES: dict[str, tuple[Mutation, Mutation]] = {
         lambda p: p.replace("SKILL.md", "> Assume you have a bug.", "> Assume [...] a bug."),
         lambda p: _reviewed(p, "> Assume you have a bug.", "> Assume [...] a bug."),
     ),
+    "SC314": (
+        lambda p: p.replace("SKILL.md", "— https://example.org/post (", "— https://example.org/another-post ("),
+        lambda p: p.replace("SKILL.md", "— https://example.org/post (", "— http://www.example.org/post/#top ("),
+    ),
+    "SC315": (
+        lambda p: p.replace("SKILL.md", "[^src]: A. Author,", "[^src]: B. Someone,"),
+        lambda p: p.replace("SKILL.md", "[^src]: A. Author,", "[^src]: Author et al.,"),
+    ),
     "SC401": (
         lambda p: p.write(SRC, p.read(SRC).split("---\n", 2)[2]),
         lambda p: p.write(SRC, p.read(SRC)),

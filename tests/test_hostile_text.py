@@ -13,7 +13,7 @@ from skillcite.check.matching import _line_hyphens
 from skillcite.core.textio import drop_html_comments
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-from hostile_text import letter_run, unclosed_comments  # noqa: E402
+from hostile_text import evidence_unclosed_comments, letter_run, lone_carriage_returns, unclosed_comments  # noqa: E402
 
 # Before the fix: 16 s for 30,000 letters, 65 s for 40,000 comments (2-core
 # machine); after: well under a second. The bound leaves room for a busy machine.
@@ -27,6 +27,32 @@ def test_hostile_input_is_checked_in_linear_time(tmp_path: Path, build: object, 
     report = check(tmp_path)
     assert time.perf_counter() - start < BOUND
     assert report.quotes == 1
+
+
+# Issue 28: before, 18-28 s for 15,000 lone carriage returns (quadratic: about
+# 70 s at 30,000) and 17-40 s for 80,000 unclosed comments in evidence; after,
+# under 2 s for either on a quiet machine, 5-7 s with a load average of 10.
+BOUND_28 = 12.0
+
+
+@pytest.mark.parametrize(
+    ("build", "n", "codes"),
+    [(lone_carriage_returns, 30_000, {"SC308", "SC506"}), (evidence_unclosed_comments, 80_000, set())],
+    ids=["lone carriage returns", "unclosed comments in evidence"],
+)
+def test_issue28_hostile_input_is_checked_in_linear_time(tmp_path: Path, build: object, n: int, codes: set[str]) -> None:
+    build(tmp_path, n)  # type: ignore[operator]
+    start = time.perf_counter()
+    report = check(tmp_path)
+    assert time.perf_counter() - start < BOUND_28
+    assert report.quotes == 1
+    assert {d.code for d in report.diagnostics} == codes
+
+
+def test_lone_carriage_return_subject_is_the_rendered_lines(tmp_path: Path) -> None:
+    lone_carriage_returns(tmp_path, 3)
+    report = check(tmp_path)
+    assert [d.subject for d in report.diagnostics if d.code == "SC308"] == ["lone carriage return: word word"] * 2  # the third ends a \r\n
 
 
 def test_line_hyphens_finds_the_same_words() -> None:

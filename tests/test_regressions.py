@@ -36,7 +36,7 @@ def status(e: Evidence, quote: str, *anchors: list[Range]) -> str:
 
 def package(pkg: Package, body: str, content: str, anchors: str) -> Package:
     pkg.write(SRC, evidence_text(body))
-    pkg.write("SKILL.md", HEAD + content + f"\n\n[^s]: A, \"P\" (2020) — https://example.org ([cache]({SRC}): {anchors})\n")
+    pkg.write("SKILL.md", HEAD + content + f"\n\n[^s]: A, \"P\" (2020) — https://example.org/post ([cache]({SRC}): {anchors})\n")
     return pkg
 
 

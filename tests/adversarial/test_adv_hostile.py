@@ -23,7 +23,7 @@ def _cite(tmp_path: Path, anchors: str) -> Package:
     p.write(
         "SKILL.md",
         "---\nname: pkg\ndescription: A test skill.\n---\n# Pkg\n\n> Assume you have a bug.[^s]\n\n"
-        f'[^s]: A. Author, "Post" (2020) — https://example.org ([cache](docs/evidence/src.md): {anchors})\n',
+        f'[^s]: A. Author, "Post" (2020) — https://example.org/post ([cache](docs/evidence/src.md): {anchors})\n',
     )
     return p
 

@@ -24,7 +24,7 @@ def package(tmp_path: Path, body: str, quote_block: str, anchors: str | None = N
     p.write("docs/evidence/src.md", evidence_text(body))
     last = FRONT_LINES + body.count("\n")
     ranges = anchors or f"L{FRONT_LINES + 1}-{last}"
-    p.write("SKILL.md", HEAD + quote_block + f"\n\n[^s]: A. Author, \"Post\" (2020) — https://example.org ([cache](docs/evidence/src.md): {ranges})\n")
+    p.write("SKILL.md", HEAD + quote_block + f"\n\n[^s]: A. Author, \"Post\" (2020) — https://example.org/post ([cache](docs/evidence/src.md): {ranges})\n")
     return p
 
 

@@ -551,6 +551,25 @@ class _Builder:
             col = m.end() if m else 0
         return line, col + 1
 
+    def unshown_inline(self, tok: Token, span: tuple[int, int]) -> list[Located]:
+        """Text of a blockquote's paragraph that readers of the rendered page do not see as text (issue 28 §6).
+
+        An image's alt text is read into the quote's words but rendered as
+        an image; a link title shows only on hover. Either may say what the
+        check cannot tie to the source.
+        """
+        out: list[Located] = []
+        for child in tok.children or []:
+            if child.type == "image":
+                needle, what = "![", "an image's alt text"
+            elif child.type == "link_open" and child.attrs.get("title"):
+                needle, what = str(child.attrs["title"]), "a link title"
+            else:
+                continue
+            found = self.text.find(needle, span[0], span[1])
+            out.append(Located(what, *_position(self.file, found if found >= 0 else span[0])))
+        return out
+
     def blockquote(self, tokens: list[Token], i: int, lead_in: list[str]) -> int:
         """Handle a whole blockquote; return the index after its close."""
         open_tok = tokens[i]
@@ -574,6 +593,7 @@ class _Builder:
                 start = markers.end() if markers else span[0]
                 paragraphs.append(_Paragraph(plain, refs, offsets, start))
                 self.record_links_only(tok)
+                hidden.extend(self.unshown_inline(tok, span))
             elif tok.type in ("fence", "code_block"):
                 if tok.type == "fence":
                     self.fence(tok)

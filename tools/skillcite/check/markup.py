@@ -32,12 +32,12 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 
 _LIST_MARKER = re.compile(r"[ \t>]*(\d{1,9}[.)]|[-+*])(?=[ \t]|$)")
 _HEADING = re.compile(r"[ \t>]*(#{1,6})(?=[ \t]|$)")
-_FOOTNOTE_LABEL = re.compile(r"[ \t>]*(\[\^[^\]\s]+\]:)")
 # Characters without which no inline rule we note can fire (emphasis,
 # escape, code span, link, image, autolink, footnote reference): most lines
 # of prose have none, and skip the inline parse.
 _INLINE_MARKUP = re.compile(r"[*_`\\\[<]")
 _NOTED = frozenset({"escape", "backticks", "emphasis", "link", "image", "autolink", "footnote_ref"})
+_ESCAPABLE = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~\n")  # CommonMark's escapable ASCII punctuation, and a line break
 _KEY = "skillcite_markup"  # the env entry holding the spans of the inline text being parsed
 
 
@@ -60,7 +60,11 @@ def _note(name: str, state: StateInline, start: int, count: int, notes: dict[str
     drop: list[int] = notes["drop"]
     new = state.tokens[count:]
     if name == "escape":
-        drop.append(start)  # the backslash; a hard break's too (the newline stays)
+        # The backslash of an escape (\*) or a hard break (the newline
+        # stays); before any other character ($\nabla$, C:\temp) it is
+        # text, which the parser keeps and so must the evidence.
+        if state.src[start + 1 : start + 2] in _ESCAPABLE:
+            drop.append(start)
     elif name == "backticks":
         code = next((t for t in new if t.type == "code_inline"), None)
         if code is not None:
@@ -242,8 +246,9 @@ def markup_offsets(text: str, env: dict[str, Any] | None = None, front: bool = T
 
     Emphasis delimiters the parser paired, backslashes of escapes, code-span
     backticks, link and image syntax around their text, autolink brackets,
-    footnote references and definition labels, list markers and ATX
-    heading markers. For a stretch of a file that starts on a top-level
+    footnote references, list markers and ATX heading markers. A footnote
+    definition's label (``[^1]:``) stays: it keeps the note apart from the
+    body text before it, so no quote joins the two (issue 28 §6). For a stretch of a file that starts on a top-level
     block (see :func:`top_blocks`), pass a copy of the whole file's ``env``
     and ``front=False``.
     """
@@ -265,10 +270,6 @@ def markup_offsets(text: str, env: dict[str, Any] | None = None, front: bool = T
             if m:
                 drop.extend(range(starts[number] + m.start(1), starts[number] + m.end(1)))
                 marker_cursor[number] = m.end(1)
-        elif tok.type == "footnote_reference_open" and tok.map:
-            m = _FOOTNOTE_LABEL.match(lines[tok.map[0]])
-            if m:
-                drop.extend(range(starts[tok.map[0]] + m.start(1), starts[tok.map[0]] + m.end(1)))
         elif tok.type == "heading_open" and tok.markup.startswith("#") and tok.map:
             m = _HEADING.match(lines[tok.map[0]])
             if m:

@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_right
 from collections import Counter, deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
@@ -40,7 +41,7 @@ from ..core.textio import drop_html_comments
 from .anchors import Range
 from .evidence import Evidence
 from .normalize import LINE_HYPHEN, Normalized, normalize
-from .sentences import cut_context, force_words, next_sentence, qualifies_previous, sentence_ends, sentence_span
+from .sentences import cut_context, force_words, frames_next, frames_section, next_sentence, previous_sentence, script_negations, sentence_ends, sentence_span, takes_back
 
 ALTERED_THRESHOLD = 80.0
 NEAR_LINES = 40  # how far around the cited lines the first fuzzy pass looks
@@ -589,12 +590,15 @@ def _clip(text: str, width: int = 60) -> str:
     return repr(text if len(text) <= width else text[: width - 3] + "...")
 
 
-def find_exact(qp: QuotePattern, text: str, lo: int = 0, hi: int | None = None) -> Hit | None:
+def find_exact(qp: QuotePattern, text: str, lo: int = 0, hi: int | None = None, context: tuple[int, int] | None = None) -> Hit | None:
     """The quote in ``text[lo:hi]``: literal first, then segments (with the editorial policy).
 
     A match must begin and end on token boundaries (see :func:`_whole_words`).
+    ``context`` bounds what is read around a hit for the sentences before
+    and after it (default: ``lo`` and ``hi``).
     """
     end = len(text) if hi is None else hi
+    ctx = context if context is not None else (lo, end)
     best = -1
     for variant in qp.literal:
         i = text.find(variant, lo, end)
@@ -610,7 +614,7 @@ def find_exact(qp: QuotePattern, text: str, lo: int = 0, hi: int | None = None) 
         if _OMISSION in found:
             # The excerpt itself omits text there: what the [...] stands for is not in the cache.
             edits.append("crosses an omission [...] of the evidence: the text it stands for is not in the cache")
-        edits.extend(_truncations(text, best, best + length, lo, end))
+        edits.extend(_truncations(text, best, best + length, lo, end, ctx))
         return Hit(best, best + length, None, tuple(edits), sentence_span(text, best, best + length, lo, end))
     if not qp.segmented:
         return None
@@ -619,7 +623,7 @@ def find_exact(qp: QuotePattern, text: str, lo: int = 0, hi: int | None = None) 
         return None
     problem = _check_marks(qp, spans, text, lo, end)
     edits = _mark_edits(qp, spans, text, lo, end)
-    edits.extend(_truncations(text, spans[0][0], spans[-1][1], lo, end))
+    edits.extend(_truncations(text, spans[0][0], spans[-1][1], lo, end, ctx))
     return Hit(spans[0][0], spans[-1][1], problem, tuple(edits), sentence_span(text, spans[0][0], spans[-1][1], lo, end))
 
 
@@ -627,8 +631,13 @@ def _first_letter(text: str) -> str:
     return next((ch for ch in text if ch.isalnum()), "")
 
 
-def _truncations(text: str, start: int, end: int, lo: int, hi: int) -> list[str]:
-    """Departures of a quote that cuts its sentence where the part left out holds a word that changes its force."""
+def _truncations(text: str, start: int, end: int, lo: int, hi: int, ctx: tuple[int, int]) -> list[str]:
+    """Departures of a quote that cuts its sentence where the part left out holds a word that changes its force.
+
+    Also the context that qualifies a quote of whole sentences (issue 28):
+    a next sentence that takes it back, a sentence before that frames it,
+    the source quoting the words from someone else; read within ``ctx``.
+    """
     before, after = cut_context(text, start, end, lo, hi)
     out = []
     a, b = sentence_span(text, start, end, lo, hi)
@@ -636,25 +645,58 @@ def _truncations(text: str, start: int, end: int, lo: int, hi: int) -> list[str]
     if sentence.endswith("?") and "?" not in text[start:end]:
         out.append(f"leaves out the question mark of {_clip(text[a:b])}: the source asks, the quote states")
     if end >= b - 1:  # the quote ends its sentence: the next one may take it back
-        nxt = next_sentence(text, b, hi)
-        if qualifies_previous(nxt):
+        nxt = next_sentence(text, b, max(hi, ctx[1]))
+        if takes_back(nxt):
             out.append(f"the next sentence qualifies it: {_clip(nxt)}")
+    prev = previous_sentence(text, a, min(lo, ctx[0]))
+    if prev and frames_next(prev):
+        out.append(f"the sentence before frames it: {_clip(prev)}")
+    speech = _reported_speech(text, start, end, min(lo, ctx[0]), max(hi, ctx[1]))
+    if speech is not None:
+        out.append(f"the source quotes these words from someone else: {_clip(speech)}")
     head, tail = text[max(a - 2, 0) : start], text[end : b + 2]
     if "~~" in head and "~~" in tail:
         out.append("quotes text the source strikes through (~~)")
-    if before.rstrip().endswith(":") and len(before.split()) <= 4:
+    if before.rstrip().endswith(":") and len(before.split()) <= 4 and not _NOTE_LABEL.fullmatch(before.strip()):
         # A short label before a colon frames what follows ("Myth: you never
         # have a bug."): without it the words may say the opposite.
         out.append(f"leaves out the lead-in {_clip(before.strip())} before it")
     # A contrast that opens the sentence ("However, ...") qualifies what came
     # before it; one after the quote ("..., but hurts RNNs") qualifies the quote.
-    words = [w for w in force_words(before) if w not in _AFTER_ONLY]
+    words = [w for w in force_words(before) if w not in _AFTER_ONLY] + script_negations(before)
     if words:
         out.append(f"leaves out {_clip(before.strip())} before it, which holds {', '.join(repr(w) for w in dict.fromkeys(words))}")
-    words = force_words(after)
+    words = force_words(after) + script_negations(after)
     if words:
         out.append(f"leaves out {_clip(after.strip())} after it, which holds {', '.join(repr(w) for w in dict.fromkeys(words))}")
     return out
+
+
+_NOTE_LABEL = re.compile(r"\[\^[^\]\s]+\]:")  # a footnote definition's label: not a lead-in
+
+
+def _reported_speech(text: str, start: int, end: int, lo: int, hi: int) -> str | None:
+    """The lead-in when ``text[start:end]`` lies inside quotation marks of the source ("He wrote: '...'"), else None.
+
+    The normalized text writes every quotation mark as ``'``: one that opens
+    right before the quote's first word (after a space, a colon, a bracket
+    or the start) and one that closes at or right after its end. An
+    apostrophe inside a word ("don't") is never preceded by a space.
+    """
+    i = start
+    while i > lo and text[i - 1] == " ":
+        i -= 1
+    if i <= lo or text[i - 1] not in "'\"":
+        return None
+    if i - 1 > lo and text[i - 2] not in " :([":
+        return None
+    j = end
+    while j < hi and text[j] in ".,;:!? ":
+        j += 1
+    if not (j < hi and text[j] in "'\"") and text[end - 1 : end] not in ("'", '"'):
+        return None
+    a, _ = sentence_span(text, i - 1, i - 1, lo, hi)
+    return text[a : i - 1].strip() or "'"
 
 
 # Words that change a quote's force after it only: a contrast ("..., but
@@ -1090,6 +1132,10 @@ def locate(quote: str, ev: Evidence, anchors: list[list[Range]]) -> Match:
         joined = _pdf_hyphenated(qp, text)
         if joined is not None:
             found = _exact(joined, ev, whole, valid)
+    if found is None:
+        marked = _footnote_marked(qp, text)
+        if marked is not None:
+            found = _exact(marked, ev, whole, valid)
     if found is not None:
         return found
 
@@ -1130,7 +1176,7 @@ def _exact(qp: QuotePattern, ev: Evidence, whole: Normalized, valid: list[list[R
     hit = find_exact(qp, text)
     if hit:
         lines = _lines(ev, whole, (hit.start, hit.end))
-        found = _found(qp, hit, text, lines)
+        found = _found(qp, _framed(ev, hit, lines[0]), text, lines)
         return found if found.status == "marks" else Match("moved", lines, edits=found.edits, source=found.source, marked=found.marked)
     return None
 
@@ -1149,17 +1195,101 @@ def _at_cited(qp: QuotePattern, ev: Evidence, norm: Normalized, valid: list[list
     for ranges in tries:
         if len(ranges) == 1:
             lo, hi = _norm_span(ev, norm, ranges[0].start, ranges[0].end)
-            hit = find_exact(qp, text, lo, hi)
-            found = _found(qp, hit, text, _lines(ev, norm, (hit.start, hit.end))) if hit else None
+            hit = find_exact(qp, text, lo, hi, _context_span(ev, norm, ranges[0].start, ranges[0].end))
+            lines = _lines(ev, norm, (hit.start, hit.end)) if hit else (0, 0)
+            found = _found(qp, _framed(ev, hit, lines[0]), text, lines) if hit else None
         else:
             passage, offsets = _passage(ev, norm, ranges)
             hit = find_exact(qp, passage)
-            found = _found(qp, hit, passage, _passage_lines(ev, norm, offsets, hit)) if hit else None
+            lines = _passage_lines(ev, norm, offsets, hit) if hit else (0, 0)
+            found = _found(qp, _framed(ev, hit, lines[0]), passage, lines) if hit else None
         if found is not None and (best is None or _quality(found) < _quality(best)):
             best = found
             if _quality(best) == (False, False):
                 return best
     return best
+
+
+# How far the context of a quote is read in the raw evidence lines: its
+# paragraph, the next one, and the nearest heading above (bounded, so a
+# file of one endless paragraph costs no more than this per quote).
+_CONTEXT_LINES = 60
+_NON_SPACE = re.compile(r"\S")
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_ATX_HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$")
+
+
+def _body_first_line(ev: Evidence) -> int:
+    assert ev.file is not None
+    return ev.file.line_of(ev.front.body_offset) if ev.front is not None and ev.front.end_line else 1
+
+
+def _context_span(ev: Evidence, norm: Normalized, first: int, last: int) -> tuple[int, int]:
+    """Bounds in ``norm`` of the context read around lines ``first..last``: from their paragraph's start to the end of the next paragraph.
+
+    Paragraphs are runs of non-blank lines of the evidence file; the
+    narrow stretch holds whole blocks around the cited lines and one
+    block after them, so it reads the same context as the whole file.
+    """
+    assert ev.file is not None
+    file = ev.file
+
+    def is_blank(number: int) -> bool:
+        # The first non-space character answers: a long line costs no more than a short one.
+        a, b = file.line_span(number, number)
+        return _NON_SPACE.search(file.text, a, b) is None
+
+    top = _body_first_line(ev)
+    start = first
+    while start > top and first - start < _CONTEXT_LINES and not is_blank(start - 1):
+        start -= 1
+    end, total, seen_blank = last, ev.line_count, False
+    while end < total and end - last < _CONTEXT_LINES:
+        blank = is_blank(end + 1)
+        if blank and seen_blank and not is_blank(end):
+            break  # the end of the paragraph after the quote's
+        seen_blank = seen_blank or blank
+        end += 1
+    return _norm_span(ev, norm, start, end)
+
+
+def _section_heading(ev: Evidence, line: int) -> str | None:
+    """The text of the nearest Markdown heading above ``line`` in the evidence body, outside code fences (None when there is none)."""
+    assert ev.file is not None
+    numbers, texts = _headings(ev.file.text, _body_first_line(ev))
+    k = bisect_right(numbers, line - 1) - 1  # strictly above: a heading the quote is in does not frame itself
+    return texts[k] if k >= 0 else None
+
+
+@lru_cache(maxsize=16)
+def _headings(text: str, top: int) -> tuple[list[int], list[str]]:
+    """Line numbers and texts of the ATX headings of ``text`` from line ``top`` on, skipping fenced code (once per file)."""
+    numbers: list[int] = []
+    texts: list[str] = []
+    fence = ""
+    for number, line in enumerate(text.split("\n")[top - 1 :], start=top):
+        stripped = line.strip()
+        if fence:
+            if stripped.startswith(fence) and not stripped.strip(fence[0]):
+                fence = ""
+            continue
+        opener = _FENCE.match(line)
+        if opener:
+            fence = opener.group(1)
+            continue
+        m = _ATX_HEADING.match(line.rstrip("\r"))
+        if m:
+            numbers.append(number)
+            texts.append(m.group(2))
+    return numbers, texts
+
+
+def _framed(ev: Evidence, hit: Hit, line: int) -> Hit:
+    """``hit`` with one more departure when the heading of its section frames it ("What did not work", "Myths")."""
+    heading = _section_heading(ev, line)
+    if heading is None or not frames_section(heading):
+        return hit
+    return replace(hit, edits=(*hit.edits, f"the heading above frames it: {_clip(heading)}"))
 
 
 def _quality(m: Match) -> tuple[bool, bool]:
@@ -1290,3 +1420,44 @@ def _unhyphenated(qp: QuotePattern, source: str) -> QuotePattern | None:
     if changed == qp.text:
         return None
     return _compile(changed)
+
+
+# A footnote mark of the source glued to a word or to the punctuation after
+# it: superscript digits ("bug\u00b9") or a bracketed number ("bug[1]",
+# "works.[2,3]"). A quote may leave it out, as it leaves out a Markdown
+# footnote reference (issue 28 §6).
+_SUPERSCRIPTS = "\u00b9\u00b2\u00b3\u2070\u2074\u2075\u2076\u2077\u2078\u2079"
+_FOOTNOTE_MARK = re.compile(
+    rf"([^\W\d_]{{3,}}[.,;:!?)]?)([{_SUPERSCRIPTS}]+|\[\d{{1,3}}(?:[,\u2013-] ?\d{{1,3}})*\])(?=[\s.,;:!?)']|$)"
+)
+_MARKABLE = re.compile(r"[^\W\d_]+[.,;:!?)]?")
+
+
+@lru_cache(maxsize=8)
+def _source_marks(text: str) -> dict[str, str]:
+    """Each word of ``text`` that carries a footnote mark -> the word with its (first) mark; one scan per text."""
+    marks: dict[str, str] = {}
+    for m in _FOOTNOTE_MARK.finditer(text):
+        marks.setdefault(m.group(1), m.group(0))
+    return marks
+
+
+def _footnote_marked(qp: QuotePattern, text: str) -> QuotePattern | None:
+    """The quote with the source's footnote marks put back after the words that carry them in ``text`` (None: no change).
+
+    Only where the quote has no mark of its own there; a word marked
+    differently in two places takes its first mark.
+    """
+    marks = _source_marks(text)
+    if not marks:
+        return None
+    quote = qp.text
+
+    def put(m: re.Match[str]) -> str:
+        after = quote[m.end() : m.end() + 1]
+        if after and (after in _SUPERSCRIPTS or after == "["):
+            return m.group()
+        return marks.get(m.group(), m.group())
+
+    changed = _MARKABLE.sub(put, quote)
+    return None if changed == quote else _compile(changed)

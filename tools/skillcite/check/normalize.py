@@ -50,6 +50,28 @@ _DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2e3a\u2e3b\ufe58\ufe63\uf
 _EM_DASHES = frozenset("\u2014\u2015\u2e3a\u2e3b\ufe58")
 _QUOTES = "\"'\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f\u2032\u2033\u00ab\u00bb\u2039\u203a\u00b4"
 _DROP = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
+# Elements the source hides, and those it strikes through (issue 28 §6).
+_HIDDEN = re.compile(
+    r"<([A-Za-z][A-Za-z0-9]*)\b[^>]*?(?:\shidden(?:[\s=/>])|display\s*:\s*none|visibility\s*:\s*hidden|aria-hidden\s*=\s*[\"']?true)",
+    re.IGNORECASE,
+)
+_STRUCK = re.compile(r"</?(?:del|strike)\b", re.IGNORECASE)  # not <s>: a tokenizer's start token in ML text
+_CELL = re.compile(r"<t[dh]\b", re.IGNORECASE)
+_PARAGRAPH_END = re.compile(r"\n[ \t>]*\n")
+
+
+def _closing(source: str, name: str, start: int, limit: int) -> tuple[int, int] | None:
+    """Span of the first ``</name>`` in ``source[start:limit]`` (nesting aside), or None."""
+    m = re.compile(rf"</{re.escape(name)}\s*>", re.IGNORECASE).search(source, start, limit)
+    return m.span() if m else None
+
+
+# Double quotation marks and the double prime; which of them open a
+# quotation. A single prime stays folded with ' (5' and 5\u2032 are both
+# feet, and ' after a digit may close a quotation or elide: the '90s).
+_PRIMES = {"\u2033": "\u2033"}
+_OPENING = frozenset("\u201c\u201e\u201f")
+_DOUBLE_MARKS = frozenset('"\u201c\u201d\u201e\u201f') | frozenset(_PRIMES)
 _FOLDED = frozenset(_DASHES + _QUOTES + _DROP + "\u2026")
 _STRIP = re.compile("[" + re.escape(_DROP) + "]")
 _MAX_PASSES = 4  # a bound only: real text is stable after the second pass
@@ -349,7 +371,11 @@ def _normalize_once(source: str, base: int = 0, drop: Sequence[int] = (), first:
     i = 0
     size = len(source)
     match = _TOKEN.match
-    comment_from, comment_close = -1, -1  # memo of the last search for "-->"
+    double_open = False  # a double quotation mark is open on the current line
+    para_from, para_end = size + 1, size  # memo: the paragraph end after para_from
+    # memo per element name: (paragraph end, from, span of the first </name> after from before that end)
+    hidden_memo: dict[str, tuple[int, int, tuple[int, int] | None]] = {}
+    comment_from, comment_close = size + 1, -1  # memo of the last search for "-->" (none yet)
     while i < size:
         m = match(source, i)
         assert m is not None  # the last alternative of _TOKEN takes any one character
@@ -369,7 +395,8 @@ def _normalize_once(source: str, base: int = 0, drop: Sequence[int] = (), first:
             # A comment is a gap in the text, never a join of its two sides.
             # The search for its end is remembered, so many unclosed "<!--"
             # cost one scan, not one each.
-            if not comment_from <= i + 4 <= comment_close:
+            # An unclosed one (-1) answers for every later "<!--" too.
+            if not (comment_from <= i + 4 and (comment_close == -1 or i + 4 <= comment_close)):
                 comment_from, comment_close = i + 4, source.find("-->", i + 4)
             if comment_close == -1:
                 kind, end = "other", i + 1
@@ -381,10 +408,56 @@ def _normalize_once(source: str, base: int = 0, drop: Sequence[int] = (), first:
                 continue
         elif kind == "tag" and not _KNOWN_NAME.match(source, i + 1) and "=" not in m.group():
             kind, end = "other", i + 1  # <x is small> is text, not an element
+        elif kind == "tag" and first and _HIDDEN.match(m.group()):
+            # An element the source hides (hidden, display:none) shows no
+            # text: a gap, like a comment, up to its closing tag within the
+            # paragraph. Unclosed there: an ordinary tag.
+            hidden = _HIDDEN.match(m.group())
+            assert hidden is not None
+            name = hidden.group(1).lower()
+            # Both searches are remembered, so many unclosed hidden
+            # elements in one paragraph cost one scan each, not one per tag.
+            if not para_from <= end <= para_end:
+                stop = _PARAGRAPH_END.search(source, end)
+                para_from, para_end = end, stop.start() if stop else size
+            memo = hidden_memo.get(name)
+            if memo is None or not (memo[0] == para_end and memo[1] <= end and (memo[2] is None or end <= memo[2][0])):
+                memo = hidden_memo[name] = (para_end, end, _closing(source, name, end, para_end))
+            found = memo[2]
+            if found is not None:
+                close = found[1]
+                emit(" ", i, False)
+                emit(GAP, i, False)
+                emit(" ", i, False)
+                i = close
+                continue
+        elif kind == "tag" and _STRUCK.match(m.group()):
+            emit("~~", i, False)  # <del>, <strike>: struck through, as ~~ writes it
+            i = end
+            continue
         if kind == "plain":
             emit_run(i, end)
-        elif kind in ("ws", "bq") or (kind == "tag" and _BREAKING.match(m.group())):
+        elif kind == "tag" and _CELL.match(m.group()):
+            # A table cell is text of its own: words of two cells are never
+            # adjacent (issue 28 §6), so a gap, as between excerpts.
             emit(" ", i, False)
+            emit(GAP, i, False)
+            emit(" ", i, False)
+        elif kind in ("ws", "bq") or (kind == "tag" and _BREAKING.match(m.group())):
+            if "\n" in m.group():
+                double_open = False  # a quotation mark pairs within its line only
+            emit(" ", i, False)
+        elif kind == "other" and source[i] in _DOUBLE_MARKS:
+            # A double prime after a digit is a unit (6" is six inches, 6' six
+            # feet): kept apart from the quotation marks, which all fold to
+            # '. A straight " after a digit is a double prime unless it
+            # closes a quotation opened earlier on its line ("set it to 5").
+            ch = source[i]
+            if i > 0 and source[i - 1].isdigit() and (ch in _PRIMES or not double_open):
+                emit(_PRIMES.get(ch, "\u2033"), i, False)
+            else:
+                double_open = ch in _OPENING or (ch == '"' and not double_open)
+                emit("'", i, False)
         elif kind == "supsub":
             table = _SUP if m.group("ss").lower() == "sup" else _SUB
             emit(_scripts(m.group("sstext"), table), i, False)

@@ -44,7 +44,7 @@ _FORCE_TEXT = """
 """
 FORCE_WORDS = frozenset(_FORCE_TEXT.split())
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
-_CANDIDATE = re.compile(r"[.!?]+(?=[\"'\u201d\u2019)\]]*(?:\s|$))|\[\.\.\.\]")
+_CANDIDATE = re.compile(r"[.!?]+(?=[\"'\u201d\u2019)\]]*(?:\s|$))|\[\.\.\.\]|\u3002")  # 。 ends a sentence with no space after it
 _ABBREVIATION_TEXT = """
     e.g i.e eg ie al etc cf vs viz sec secs fig figs eq eqs tab tabs ch chap app no nos vol vols pp p ref refs
     approx resp dr mr mrs ms prof st jr sr inc ltd co corp dept est ed eds trans op ca min max avg
@@ -66,7 +66,7 @@ def sentence_ends(text: str, lo: int = 0, hi: int | None = None) -> Iterator[tup
     """Spans of the sentence ends in ``text[lo:hi]`` (see the module), in order."""
     hi = len(text) if hi is None else hi
     for m in _CANDIDATE.finditer(text, lo, hi):
-        if m.group() == "[...]":
+        if m.group() in ("[...]", "\u3002"):
             yield m.start(), m.end()
             continue
         run = m.group()
@@ -154,7 +154,7 @@ def cut_context(text: str, start: int, end: int, lo: int = 0, hi: int | None = N
         if nxt is None or nxt.group().lower() not in _BACK_REFERENCES:
             after = after[: stop.start()]
             break
-    return before, after.rstrip(".!?\"'\u201d\u2019) ")
+    return before, after.rstrip(".!?\"'\u201d\u2019) \u3002")
 
 
 # Words that open a clause or a sentence about what was just said.
@@ -165,6 +165,8 @@ def next_sentence(text: str, end: int, hi: int | None = None) -> str:
     """The sentence after offset ``end`` when ``end`` closes one (else ""), at most 300 characters."""
     hi = len(text) if hi is None else hi
     rest = text[end : min(hi, end + 300)]
+    closing = len(rest) - len(rest.lstrip("\"')]\u201d\u2019"))
+    rest = rest[closing:]  # the sentence ended inside quotation marks or brackets: 'He wrote: "..." He was wrong.'
     if rest[:1] not in ("", " ") and not rest[:1].isspace():
         return ""
     body = rest.lstrip()
@@ -186,3 +188,134 @@ def qualifies_previous(sentence: str) -> bool:
     if first is None or first.group().lower() not in _BACK_REFERENCES:
         return False
     return any(w in _DENIALS or w.endswith(("n't", "n\u2019t")) for w in force_words(sentence) + _WORD.findall(sentence.lower()))
+
+
+# Issue 28: the context of a verbatim quote. A quote can be every word of
+# its sentence and still stand for the opposite of what its source says:
+# the next sentence takes it back ("But not on small data.", "Wrong.",
+# "Update: I was wrong"), or the text before frames it as a myth, a
+# failure or someone else's view. What these word lists catch is flagged
+# for a person's review; what they miss is the review's job
+# (docs/citations.md, "What the check cannot see").
+
+# Openers of a sentence that contrasts with, corrects or retracts the one
+# before, in the languages of FORCE_WORDS (lower case; a phrase is its words
+# joined by one space).
+_TAKE_BACK_OPENER_TEXT = """
+    but however yet nevertheless nonetheless although though except unfortunately
+    update updated edit edited correction erratum wrong false untrue incorrect nope myth
+    mais cependant pourtant toutefois néanmoins sauf faux erreur
+    aber jedoch doch allerdings trotzdem dennoch außer ausser falsch nein
+    pero excepto salvo falso
+    ma però tuttavia eppure tranne sbagliato
+    mas porém contudo todavia entretanto exceto errado
+"""
+_TAKE_BACK_OPENERS = frozenset(_TAKE_BACK_OPENER_TEXT.split())
+_TAKE_BACK_PHRASES = ("that said", "on the other hand", "sin embargo", "no obstante", "no entanto", "en revanche", "par contre")
+# Words that deny a claim wherever they stand in a short sentence ("He was wrong.").
+_STRONG_DENIAL_TEXT = """
+    wrong false untrue incorrect myth myths misconception misconceptions debunked disproven mistaken fallacy
+    faux fausse erroné erronée mythe falsch irrtum mythos falso falsa equivocado equivocada mito
+    sbagliato sbagliata errado errada
+"""
+_STRONG_DENIALS = frozenset(_STRONG_DENIAL_TEXT.split())
+# Words that frame what follows as a belief, a claim or an opponent's view.
+_FRAME_TEXT = """
+    believed belief beliefs allegedly supposedly purportedly critics opponents skeptics sceptics
+    croyance prétendument soi-disant angeblich vermeintlich creencia supuestamente presuntamente credenza presumibilmente
+    crença supostamente
+"""
+# Strong denials frame only in a short sentence ("This is false:"); in a
+# long one they are mostly about something else ("it's easy to miss errors
+# related to wrong dimensions").
+_FRAMES = frozenset(_FRAME_TEXT.split()) | frozenset(
+    ["myth", "myths", "misconception", "misconceptions", "fallacy", "debunked", "disproven", "mythe", "mythos", "mito"]
+)
+# Words of a heading that frame its section as failures or mistakes ("What did not work").
+_HEADING_TEXT = """
+    failed fails failure failures mistake mistakes pitfall pitfalls antipattern antipatterns anti-pattern anti-patterns
+    avoid dont myth myths échecs échec erreurs fehler fehlschläge errores fracasos errori errori erros fracassos
+"""
+_HEADING_FRAMES = _FRAMES | frozenset(_HEADING_TEXT.split())
+_NEGATIONS = frozenset(["not", "no", "never", "nor", "cannot", "pas", "jamais", "nicht", "nie", "kein", "keine", "nunca", "non", "mai", "não"])
+_SHORT = 8  # words: a sentence this short that holds a strong denial denies what came before
+
+
+def _words(text: str) -> list[str]:
+    return [w.replace("\u2019", "'") for w in _WORD.findall(text.lower())]
+
+
+def _negated(words: list[str]) -> bool:
+    return any(w in _NEGATIONS or w.endswith("n't") for w in words)
+
+
+_NOTE_LABEL = re.compile(r"^\s*\[\^[^\]\s]+\]:\s*")
+
+
+def takes_back(sentence: str) -> bool:
+    """True when ``sentence``, right after a quoted one, contrasts with, corrects or denies it.
+
+    It opens with a contrast or a correction ("But not on small data.",
+    "However, ...", "Update: I was wrong", "Wrong."), or with a back reference
+    that it denies ("That is a myth.", "Not always."), or it is short and
+    holds a strong denial ("He was wrong.").
+    """
+    sentence = _NOTE_LABEL.sub("", sentence, count=1)  # the source's own footnote on the quoted sentence
+    words = _words(sentence)
+    if not words:
+        return False
+    head = " ".join(words[:4])
+    if words[0] in _TAKE_BACK_OPENERS or any(head.startswith(p) for p in _TAKE_BACK_PHRASES):
+        return True
+    if qualifies_previous(sentence):
+        return True
+    return len(words) <= _SHORT and any(w in _STRONG_DENIALS for w in words)
+
+
+def frames_next(sentence: str) -> bool:
+    """True when ``sentence``, right before a quoted one, frames it as a myth, a false claim or a belief ("Here is a myth we all believed.")."""
+    words = _words(sentence)
+    return any(w in _FRAMES for w in words) or (len(words) <= _SHORT and any(w in _STRONG_DENIALS for w in words))
+
+
+def frames_section(heading: str) -> bool:
+    """True when a heading frames its section as failures, mistakes or myths, or negates ("What did not work", "Myths")."""
+    words = _words(heading)
+    if len(words) <= _SHORT and any(w in _STRONG_DENIALS for w in words):
+        return True
+    return _negated(words) or any(w in _HEADING_FRAMES or w.replace("'", "") in _HEADING_FRAMES for w in words)
+
+
+def previous_sentence(text: str, start: int, lo: int = 0, reach: int = 300) -> str:
+    """The sentence of ``text[lo:start]`` that ends right before ``start`` (at most ``reach`` characters), or ""."""
+    a = max(lo, start - reach)
+    region = text[a:start].rstrip()
+    if not region:
+        return ""
+    ends = list(sentence_ends(region))
+    if not ends or ends[-1][1] < len(region.rstrip("\"')]\u201d\u2019")):
+        return ""  # the text before does not end a sentence: a lead-in of the same sentence
+    begin = ends[-2][1] if len(ends) >= 2 else 0
+    return region[begin:].strip()
+
+
+# Negations of the scripts that write words without spaces between them
+# (Chinese, Japanese, Thai) or glue them to the verb (Korean): found as
+# substrings, since a "word" there is a whole run of text. Chinese and
+# Japanese 不 没 無 非 未 别 勿 莫, Japanese ない ません なかっ, Korean 않 없
+# 못 아니 아닌 and a stand-alone 안, the forms of 말다 (마세요 ...), Thai ไม่
+# อย่า ห้าม มิได้. Some also sit inside words that do not negate (不同,
+# "different"): a review costs a reader a minute, a missed negation a
+# reversed claim.
+_SCRIPT_NEGATION = re.compile(
+    "[\u4e0d\u6ca1\u6c92\u65e0\u7121\u975e\u672a\u522b\u5225\u52ff\u83ab]"
+    "|\u306a\u3044|\u307e\u305b\u3093|\u306a\u304b\u3063"
+    "|\uc54a|\uc5c6|\ubabb|\uc544\ub2c8|\uc544\ub2cc|(?<!\\S)\uc548(?!\\S)"
+    "|\ub9c8\uc138\uc694|\ub9c8\uc2ed\uc2dc\uc624|\ub9c8\ub77c|\ub9d0\ub77c|\ub9d0\uace0|\ub9d0\uc544"
+    "|\u0e44\u0e21\u0e48|\u0e2d\u0e22\u0e48\u0e32|\u0e2b\u0e49\u0e32\u0e21|\u0e21\u0e34\u0e44\u0e14\u0e49"
+)
+
+
+def script_negations(text: str) -> list[str]:
+    """The negations of ``text`` in scripts without spaces between words, and in Korean (see above), in order."""
+    return _SCRIPT_NEGATION.findall(text)

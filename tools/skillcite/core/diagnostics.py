@@ -66,6 +66,9 @@ _ALL = [
         Code("SC311", _W, "editorial mark adds or removes a negation"),
         Code("SC312", _W, "editorial mark changes a number"),
         Code("SC313", _W, "quote departs from verbatim and is not reviewed"),
+        # Attribution (rules/attribution.py)
+        Code("SC314", _E, "footnote URL is not its evidence's source"),
+        Code("SC315", _E, "footnote names an author its evidence does not list"),
         # Evidence files
         Code("SC401", _E, "evidence file has no front matter"),
         Code("SC402", _E, "evidence front matter is invalid"),

@@ -16,7 +16,7 @@ from .base import Rule
 
 def all_rules() -> tuple[Rule, ...]:
     """Every rule, in the order the check runs them."""
-    from . import cachelinks, evidence, footnotes, links, manifests, quotes, skills, structure, suppressions
+    from . import attribution, cachelinks, evidence, footnotes, links, manifests, quotes, skills, structure, suppressions
 
     return (
         structure.RULE,
@@ -24,6 +24,7 @@ def all_rules() -> tuple[Rule, ...]:
         footnotes.RULE,
         cachelinks.RULE,
         quotes.RULE,
+        attribution.RULE,
         evidence.RULE,
         skills.RULE,
         links.RULE,

@@ -161,6 +161,22 @@ def review_file(ws: Workspace) -> Reviews:
     return ws.derived("reviews", lambda: load_reviews(ws.root, ws.config))
 
 
+def _rendered_lines(file: TextFile, line: int, column: int) -> str:
+    """The two lines a renderer shows around the lone carriage return at ``line``:``column``.
+
+    Not the whole physical line: a line of thousands of lone carriage
+    returns would repeat itself in every finding (quadratic time); each
+    character lies in at most two of these.
+    """
+    text = file.text
+    first = file.line_starts[line - 1]
+    last = file.line_starts[line] if line < file.line_count else len(text)
+    at = first + column - 1
+    start = text.rfind("\r", first, at) + 1 or first
+    stop = text.find("\r", at + 1, last)
+    return text[start : last if stop == -1 else stop].rstrip("\n").replace("\r", " ")
+
+
 def quotes(ws: Workspace) -> Iterator[Diagnostic]:
     """Unverifiable parts of sourced blockquotes (SC307), unsourced blockquotes in content files (SC304), every quote's verdict (SC301-SC303, SC305, SC306, SC310-SC312)."""
     for doc in ws.checked_documents():
@@ -171,7 +187,7 @@ def quotes(ws: Workspace) -> Iterator[Diagnostic]:
                 cr.line,
                 cr.column,
                 "lone carriage return: GitHub starts a new line here, so what follows may show as a quotation the check cannot see; end lines with \\n",
-                subject=subject_text(f"{cr.value}: {doc.file.line(cr.line) if cr.line <= doc.file.line_count else ''}"),
+                subject=subject_text(f"{cr.value}: {_rendered_lines(doc.file, cr.line, cr.column)}"),
             )
         for hidden in doc.unverifiable:
             yield Diagnostic.make(
