@@ -583,3 +583,47 @@ def test_fix_check_agrees_with_check_strict_under_a_baseline_and_suppressions(pk
     r = fix(pkg.root, "--check")
     assert r.exit_code == 0, r.output
     assert "0 files would change" in r.output and "not fixed" not in r.output
+
+
+@pytest.mark.parametrize("quote", ["> Assume [...] a bug.", "> assume you have a bug."])
+def test_a_moved_quote_that_departs_from_verbatim_is_placed_and_left_to_review(pkg: Package, quote: str) -> None:
+    # Issue 29: the anchor used to be refused (it "would add SC313"), and review cannot list a quote before it has one.
+    passage = "Assume you have a bug. Everything else follows from this.\n"
+    pkg.write(SRC, evidence_text(BODY.replace(passage, "") + "\n[...]\n\n" + passage))
+    pkg.replace("SKILL.md", "> Assume you have a bug.", quote)
+    assert codes(pkg.root) == ["SC301"]
+    r = fix(pkg.root)
+    assert r.exit_code == 0, r.output
+    at = line_of(pkg.read(SRC), "Assume you have a bug")
+    assert f"bug L{at}," in pkg.read("SKILL.md")
+    [line] = [x for x in r.output.splitlines() if x.startswith("to review: ")]
+    assert line.startswith(f"to review: SKILL.md:7:1: SC313 blockquote departs from verbatim at docs/evidence/src.md L{at}-{at} and it is not reviewed: ")
+    assert r.output.splitlines()[-1] == "1 file changed (1 for moved quotes, 0 carried, 0 refused); 1 placed quote to review (run: skillcite review)"
+    assert codes(pkg.root) == ["SC313"]
+    assert CliRunner().invoke(main, ["review", str(pkg.root), "--accept-all", "--by", "R <r@example.org>"]).exit_code == 0
+    assert codes(pkg.root) == []
+
+
+def test_a_moved_verbatim_quote_is_placed_with_nothing_to_review(pkg: Package) -> None:
+    passage = "Assume you have a bug. Everything else follows from this.\n"
+    pkg.write(SRC, evidence_text(BODY.replace(passage, "") + "\n[...]\n\n" + passage))
+    r = fix(pkg.root)
+    assert (r.exit_code, r.output.splitlines()[-1]) == (0, "1 file changed (1 for moved quotes, 0 carried, 0 refused)")
+    assert "to review" not in r.output
+    assert codes(pkg.root) == []
+
+
+def test_only_the_placed_quote_may_trade_sc301_for_sc313() -> None:
+    # The safety net's one exception: SC313 on a quote whose SC301 the same result clears.
+    from collections import Counter
+
+    from skillcite.core.diagnostics import Diagnostic
+    from skillcite.repair.safety import _placed
+
+    d = Diagnostic.make("SC313", "SKILL.md", 7, 1, "departs", subject="Assume [...] a bug.")
+    moved = ("SC301", "SKILL.md", "Assume [...] a bug.")
+    other = ("SC301", "SKILL.md", "Another quote.")
+    assert _placed(d, Counter([moved]), Counter())
+    assert not _placed(d, Counter([moved]), Counter([moved]))  # still outside its lines: nothing placed it
+    assert not _placed(d, Counter([other]), Counter())  # another quote was placed: this one is a new finding
+    assert not _placed(Diagnostic.make("SC302", "SKILL.md", 7, 1, "differs", subject="Assume [...] a bug."), Counter([moved]), Counter())
