@@ -147,6 +147,7 @@ class QuotePattern:
     fuzzy_text: str
     lead: Mark | None = None  # marks before the first segment
     tail: Mark | None = None  # marks after the last segment
+    diff_text: str = ""  # as fuzzy_text, with each elision kept as [...]: a word diff shows what it cut as no change
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,7 +247,8 @@ def _compile(text: str) -> QuotePattern | None:
             if inserted or elided:
                 tail = Mark(elided, " ".join(inserted))
     fuzzy_text = _MARKER.sub(" ", text) if segmented else whole
-    return QuotePattern(whole, literal, segmented, " ".join(fuzzy_text.split()), lead, tail)
+    diff_text = _MARKER.sub(lambda m: " [...] " if m.group() == "[...]" else " ", text) if segmented else whole
+    return QuotePattern(whole, literal, segmented, " ".join(fuzzy_text.split()), lead, tail, " ".join(diff_text.split()))
 
 
 def _spaced_letter(ch: str) -> bool:
@@ -798,18 +800,31 @@ def word_diff(quoted: str, found: str, context: int = 3, trim: bool = False, sho
     # Quotation marks the quote adds are differences; parentheses and emphasis around a word are not.
     keys_a = [w if w in _ELISIONS else w.strip(_EDGE).strip(_NOT_QUOTES).strip(_EDGE) or w for w in a]
     keys_b = [_diff_key(w) for w in b]
-    if keys_a and keys_a[0]:
-        # The quote's first letter may change case (docs/citations.md).
-        first = keys_a[0]
-        keys_b = [first if w[1:] == first[1:] and w[:1].lower() == first[:1].lower() else w for w in keys_b]
     ops = _word_opcodes(keys_a, keys_b)
+    if keys_a and keys_a[0]:
+        # The quote's first letter may change case (docs/citations.md): only
+        # for the source word the quote's first word faces, never for the
+        # same word further on ("The ... the" is no change).
+        first = keys_a[0]
+        facing = next((op for op in ops if op[1] == 0 and op[2] > 0 and op[0] == "replace"), None)
+        if facing is not None:
+            j = next((j for j in range(facing[3], facing[4]) if keys_b[j] != first and keys_b[j][1:] == first[1:] and keys_b[j][:1].lower() == first[:1].lower()), None)
+            if j is not None:
+                keys_b = keys_b[:j] + [first] + keys_b[j + 1 :]
+                ops = _word_opcodes(keys_a, keys_b)
     if trim:
         # Keep only the source words facing the quote: as many before the
-        # first equal run as the quote has there, and as many after the last.
+        # first equal run as the quote has there, and as many after the last,
+        # but never across a sentence's end: a quote that adds words after
+        # the source's full stop changed those words, not the next sentence.
         equal = [op for op in ops if op[0] == "equal"]
         if equal:
             lo = max(0, equal[0][3] - equal[0][1])
             hi = min(len(b), equal[-1][4] + (len(a) - equal[-1][2]))
+            if hi > equal[-1][4] and b[equal[-1][4] - 1].rstrip(_CLOSERS).endswith(_STOPS):
+                hi = equal[-1][4]
+            if lo < equal[0][3] and b[equal[0][3] - 1].rstrip(_CLOSERS).endswith(_STOPS):
+                lo = equal[0][3]
             b, keys_b = b[lo:hi], keys_b[lo:hi]
             ops = _word_opcodes(keys_a, keys_b)
     ops = _only_differences(ops, keys_a, keys_b)
@@ -829,6 +844,10 @@ def word_diff(quoted: str, found: str, context: int = 3, trim: bool = False, sho
             if j2 > j1:
                 out.append("{+" + " ".join(b[j1:j2]) + "+}")
     return " ".join(out)
+
+
+_STOPS = (".", "!", "?")
+_CLOSERS = "\"')]*_\u2019\u201d"
 
 
 _QUOTE_CHARS = "\"\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f"
@@ -1108,12 +1127,15 @@ def locate(quote: str, ev: Evidence, anchors: list[list[Range]]) -> Match:
         start, end, held, size = near
         return Match("notfound", _lines(ev, whole, (start, end)), float(held), text[start:end], words=size)
     score, span = best
-    around = _context(text, span[0], span[1])
+    # The alignment is as long as the quote's words; an elision's cut words lie inside it, so the
+    # source past its end is what the quote's last words face: widen the window by a stretch per [...].
+    cuts = (qp.diff_text or "").split().count("[...]")
+    around = _context(text, span[0], span[1], words=2 + min(60 * cuts, 240))
     keys = {w.strip(_EDGE) for w in qp.fuzzy_text.split()}
     if any(w.strip(_EDGE) in keys for w in around.split()):
-        diff = word_diff(qp.fuzzy_text, around, trim=True, shown=quote)
+        diff = word_diff(qp.diff_text or qp.fuzzy_text, around, trim=True, shown=quote)
     else:
-        diff = word_diff(qp.fuzzy_text, text[span[0] : span[1]], shown=quote)  # no word in common: the aligned stretch alone
+        diff = word_diff(qp.diff_text or qp.fuzzy_text, text[span[0] : span[1]], shown=quote)  # no word in common: the aligned stretch alone
     return Match("altered", _lines(ev, whole, span), round(score, 1), diff)
 
 
