@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from ...core.diagnostics import Diagnostic, Fix, subject_text
 from ...core.textio import TextFile
 from ..document import Document, FootnoteDef, Quote
-from ..matching import Match, cited_span, is_title, locate, valid_anchors
+from ..matching import Match, cited_span, is_title, locate, names_title, valid_anchors
 from ..report import QuoteOutcome
 from ..reviews import Reviews, digest, load_reviews
 from ..workspace import Workspace
@@ -60,7 +60,11 @@ def verify_quote(ws: Workspace, doc: Document, quote: Quote, definitions: dict[s
         if d is None:
             continue
         if not d.cache_links:
-            plain = plain or QuoteOutcome(doc, quote, d, None, None, None)
+            if not quote.block and names_title(quote.text, doc.file.text[d.start : d.end]):
+                # Author, "Title"[^b]: the name of the cited work, as the footnote itself gives it.
+                plain = plain or QuoteOutcome(doc, quote, d, None, None, Match("verified"))
+            else:
+                plain = plain or QuoteOutcome(doc, quote, d, None, None, None)
             continue
         found = _best_for(ws, doc, quote, d)
         if found is not None and (worst is None or found.rank > worst.rank):
@@ -296,6 +300,8 @@ def describe(o: QuoteOutcome) -> Diagnostic | None:
     where = (rel, quote.line, quote.column)
     if m is None:
         return Diagnostic.make("SC305", *where, f"{what} cites [^{label}], which has no cache link to evidence", subject=subject)
+    if o.evidence is None and m.status == "verified":
+        return None  # a title the footnote names (verify_quote)
     assert o.evidence is not None
     ev_rel = o.evidence.rel
     if m.status == "notes":
