@@ -433,3 +433,26 @@ def test_a_wrapped_altered_blockquote_is_not_blamed_on_its_quotation_marks(pkg: 
     pkg.replace("SKILL.md", "> Assume you have a bug.[^src]", '> "Assume you have no bug. Everything else follows from this."[^src]')
     [d] = check(pkg.root).diagnostics
     assert d.code == "SC302" and "[-no-] {+a+}" in d.message and "quotation marks" not in d.message
+
+
+@pytest.mark.parametrize(
+    ("target", "write", "cause"),
+    [
+        # Issue 29: a link to the skill's own reference page was told to make refs/ an evidence folder.
+        ("refs/notes.md", "# Notes\n\nOur own summary.\n",
+         "(refs/notes.md is part of the skill, not a cache of the source: cite the evidence file that holds the passage, or add it to one in docs/evidence)"),
+        ("drafts/notes.md", "# Notes\n\nSome notes.\n",
+         "(drafts/notes.md has no front matter naming a source, so it is no evidence file: add the passage to an evidence file in docs/evidence)"),
+        ("cache/post.md", "---\nsource: https://example.org/post\ntitle: A Post\n---\nAssume you have a bug.\n",
+         "(cache/post.md is outside the evidence folder docs/evidence: if it holds the source, set [tool.skillcite] evidence to its folder)"),
+        ("gone/post.md", None, "(gone/post.md does not exist; no link in it names a file in the evidence folder docs/evidence)"),
+    ],
+)
+def test_sc305_hint_fits_what_the_linked_file_is(pkg: Package, target: str, write: str | None, cause: str) -> None:
+    if write is not None:
+        pkg.write(target, write)
+    pkg.write("pyproject.toml", '[tool.skillcite]\ncontent = ["SKILL.md", "refs/**"]\n')
+    pkg.replace("SKILL.md", "> Assume you have a bug.[^src]", "> Assume you have a bug.[^own]")
+    pkg.write("SKILL.md", pkg.read("SKILL.md") + f"[^own]: A. Author ([the notes]({target}))\n")
+    msgs = [d.message for d in check(pkg.root).diagnostics if d.code == "SC305"]
+    assert msgs == ["blockquote cites [^own], which has no cache link to evidence " + cause]
