@@ -627,3 +627,22 @@ def test_only_the_placed_quote_may_trade_sc301_for_sc313() -> None:
     assert not _placed(d, Counter([moved]), Counter([moved]))  # still outside its lines: nothing placed it
     assert not _placed(d, Counter([other]), Counter())  # another quote was placed: this one is a new finding
     assert not _placed(Diagnostic.make("SC302", "SKILL.md", 7, 1, "differs", subject="Assume [...] a bug."), Counter([moved]), Counter())
+
+
+def test_a_refusal_cites_its_own_footnotes_finding_not_its_neighbours_on_the_line(pkg: Package) -> None:
+    # Issue 29: two quotes on one line citing two footnotes: the finding of one was laid at both doors,
+    # so the other footnote's sound carry was refused too, citing a finding that was not its own.
+    start, end = _net_package(pkg)
+    omega = line_of(pkg.read(SRC), "Omega")
+    old = evidence_text(NET_OLD)
+    omega_old = line_of(old, "Omega")
+    pkg.write(SRC, old)
+    pkg.replace("SKILL.md", '"Quoted sentence about a cheap assumption"[^src].', '"Quoted sentence about a cheap assumption"[^src] and "Omega sentence here"[^two].')
+    pkg.write("SKILL.md", pkg.read("SKILL.md") + f"[^two]: B. ([cache](docs/evidence/src.md): omega L{omega_old})\n")
+    commit_all(pkg.root)
+    pkg.write(SRC, evidence_text(NET_NEW))
+    r = fix(pkg.root, "--select", "SC403")
+    refused = [x for x in r.output.splitlines() if x.startswith("refused: ")]
+    assert len(refused) == 1 and refused[0].startswith(f"refused: SKILL.md:9: [^src]: L{start}-{end} -> "), r.output
+    assert f"[^two]: B. ([cache](docs/evidence/src.md): omega L{omega})" in pkg.read("SKILL.md")
+    assert r.exit_code == 1
