@@ -629,9 +629,13 @@ def test_only_the_placed_quote_may_trade_sc301_for_sc313() -> None:
     assert not _placed(Diagnostic.make("SC302", "SKILL.md", 7, 1, "differs", subject="Assume [...] a bug."), Counter([moved]), Counter())
 
 
-def test_a_refusal_cites_its_own_footnotes_finding_not_its_neighbours_on_the_line(pkg: Package) -> None:
+@pytest.mark.parametrize("owned", [True, False])
+def test_a_refusal_cites_its_own_footnotes_finding_not_its_neighbours_on_the_line(pkg: Package, monkeypatch: pytest.MonkeyPatch, owned: bool) -> None:
     # Issue 29: two quotes on one line citing two footnotes: the finding of one was laid at both doors,
     # so the other footnote's sound carry was refused too, citing a finding that was not its own.
+    # Not owned: a finding no definition is found to own is traced by applying each definition's changes alone.
+    if not owned:
+        monkeypatch.setattr("skillcite.repair.safety.SafetyNet._culprits", lambda self, report, d, changes: set())
     start, end = _net_package(pkg)
     omega = line_of(pkg.read(SRC), "Omega")
     old = evidence_text(NET_OLD)
