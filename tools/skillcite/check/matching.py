@@ -32,7 +32,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter, deque
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
@@ -827,7 +828,11 @@ def word_diff(quoted: str, found: str, context: int = 3, trim: bool = False, sho
                 lo = equal[0][3]
             b, keys_b = b[lo:hi], keys_b[lo:hi]
             ops = _word_opcodes(keys_a, keys_b)
-    ops = _only_differences(ops, keys_a, keys_b)
+    # A word written the same on both sides is no difference, whatever its keys say
+    # (a prime, x', is a quotation mark to the keys: the quote's is kept, the source's stripped).
+    same_a = [w.strip(_EDGE) or w for w in a]
+    same_b = [w.strip(_EDGE) or w for w in b]
+    ops = _only_differences(ops, lambda i, j: keys_a[i] == keys_b[j] or same_a[i] == same_b[j])
     for k, (tag, i1, i2, j1, j2) in enumerate(ops):
         if tag == "equal":
             words = display[i1:i2]
@@ -871,18 +876,18 @@ def _diff_key(word: str) -> str:
     return key or word
 
 
-def _only_differences(ops: list[tuple[str, int, int, int, int]], a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
-    """``ops`` with the equal words at either end of a replace block split off as equal runs."""
+def _only_differences(ops: list[tuple[str, int, int, int, int]], eq: Callable[[int, int], bool]) -> list[tuple[str, int, int, int, int]]:
+    """``ops`` with the equal words (``eq(i, j)``) at either end of a replace block split off as equal runs."""
     out: list[tuple[str, int, int, int, int]] = []
     for tag, i1, i2, j1, j2 in ops:
         if tag != "replace":
             out.append((tag, i1, i2, j1, j2))
             continue
         head = 0
-        while i1 + head < i2 and j1 + head < j2 and a[i1 + head] == b[j1 + head]:
+        while i1 + head < i2 and j1 + head < j2 and eq(i1 + head, j1 + head):
             head += 1
         tail = 0
-        while i2 - tail > i1 + head and j2 - tail > j1 + head and a[i2 - tail - 1] == b[j2 - tail - 1]:
+        while i2 - tail > i1 + head and j2 - tail > j1 + head and eq(i2 - tail - 1, j2 - tail - 1):
             tail += 1
         if head:
             out.append(("equal", i1, i1 + head, j1, j1 + head))
@@ -1109,6 +1114,8 @@ def locate(quote: str, ev: Evidence, anchors: list[list[Range]]) -> Match:
         joined = _pdf_hyphenated(qp, text)
         if joined is not None:
             found = _exact(joined, ev, whole, valid)
+    if found is None:
+        found = _transliterated(qp, ev, whole, valid)
     if found is not None:
         return found
 
@@ -1182,6 +1189,30 @@ def _at_cited(qp: QuotePattern, ev: Evidence, norm: Normalized, valid: list[list
             if _quality(best) == (False, False):
                 return best
     return best
+
+
+def _transliterated(qp: QuotePattern, ev: Evidence, whole: Normalized, valid: list[list[Range]]) -> Match | None:
+    """The quote found once its Greek letters are spelled as the source spells them (:mod:`.transliterate`).
+
+    Each respelling is a departure from verbatim, listed with the edits, so
+    the quote is verified only once reviewed (SC313), and a moved one is one
+    ``fix`` can place.
+    """
+    from .transliterate import transliterate  # here only: most quotes are found before
+
+    spelled = transliterate(qp.text, whole.text)
+    alt = _compile(spelled[0]) if spelled is not None else None
+    if spelled is None or alt is None:
+        return None
+    found = _exact(alt, ev, whole, valid)
+    if found is None or found.status not in ("verified", "moved"):
+        return found
+    lines = found.lines
+    if lines is None:  # verbatim at the cited lines once respelled: name them, as for any departure
+        hit = find_exact(alt, whole.text)
+        lines = _lines(ev, whole, (hit.start, hit.end)) if hit else None
+    marked = word_diff(qp.text, found.source, context=10_000, mark_elisions=True) if found.source else ""
+    return replace(found, lines=lines, edits=found.edits + spelled[1], marked=marked)
 
 
 def _quality(m: Match) -> tuple[bool, bool]:
