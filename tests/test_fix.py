@@ -607,8 +607,12 @@ def test_a_moved_quote_that_departs_from_verbatim_is_placed_and_left_to_review(p
 def test_a_moved_verbatim_quote_is_placed_with_nothing_to_review(pkg: Package) -> None:
     passage = "Assume you have a bug. Everything else follows from this.\n"
     pkg.write(SRC, evidence_text(BODY.replace(passage, "") + "\n[...]\n\n" + passage))
+    r = fix(pkg.root, "--check")
+    assert (r.exit_code, r.output.splitlines()[-1]) == (1, "1 file would change (1 for moved quotes, 0 carried, 0 refused); exit 1: anchors drifted")
     r = fix(pkg.root)
     assert (r.exit_code, r.output.splitlines()[-1]) == (0, "1 file changed (1 for moved quotes, 0 carried, 0 refused)")
+    r = fix(pkg.root, "--check")
+    assert (r.exit_code, r.output) == (0, "0 files would change (0 for moved quotes, 0 carried, 0 refused)\n")
     assert "to review" not in r.output
     assert codes(pkg.root) == []
 
@@ -623,10 +627,28 @@ def test_only_the_placed_quote_may_trade_sc301_for_sc313() -> None:
     d = Diagnostic.make("SC313", "SKILL.md", 7, 1, "departs", subject="Assume [...] a bug.")
     moved = ("SC301", "SKILL.md", "Assume [...] a bug.")
     other = ("SC301", "SKILL.md", "Another quote.")
-    assert _placed(d, Counter([moved]), Counter())
-    assert not _placed(d, Counter([moved]), Counter([moved]))  # still outside its lines: nothing placed it
-    assert not _placed(d, Counter([other]), Counter())  # another quote was placed: this one is a new finding
-    assert not _placed(Diagnostic.make("SC302", "SKILL.md", 7, 1, "differs", subject="Assume [...] a bug."), Counter([moved]), Counter())
+    assert not _placed(d, Counter([moved]), Counter([moved]), None)  # type: ignore[arg-type]  # still outside its lines: nothing placed it
+    assert not _placed(d, Counter([other]), Counter(), None)  # type: ignore[arg-type]  # another quote was placed: this one is a new finding
+    assert not _placed(Diagnostic.make("SC302", "SKILL.md", 7, 1, "differs", subject="Assume [...] a bug."), Counter([moved]), Counter(), None)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("edit", "own"),
+    [
+        ("elision [...] between 'Assume' and 'a bug', for 'you have'", True),
+        ("first letter 'b' for 'B'", True),
+        ("insertion [the model] at the start, for 'it'", True),
+        ("'μ' written for the source's 'mu'", True),
+        ("leaves out the lead-in 'Myth:' before it", False),
+        ("leaves out ', not by hand' after it, which holds 'not'", False),
+        ("crosses an omission [...] of the evidence: the text it stands for is not in the cache", False),
+        ("the next sentence qualifies it: 'Not always.'", False),
+    ],
+)
+def test_a_quote_is_placed_for_review_only_when_its_departures_are_its_own_marks(edit: str, own: bool) -> None:
+    from skillcite.check.matching import own_edit
+
+    assert own_edit(edit) is own
 
 
 @pytest.mark.parametrize("owned", [True, False])

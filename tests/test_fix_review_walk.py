@@ -168,8 +168,12 @@ def test_fix_check_says_why_it_exits_1(tmp_path: Path, monkeypatch: pytest.Monke
     """``fix --check`` with nothing to write but a quote to fix by hand: the last line names it."""
     root = build(tmp_path)
     monkeypatch.chdir(root)
-    for command in (["init"], ["evidence", "adopt"], ["fix"]):
+    for command in (["init"], ["evidence", "adopt"]):
         run(*command)
+    status, out = run("fix", "--check")
+    assert (status, out.splitlines()[-1]) == (1, "2 files would change (4 for moved quotes, 0 carried, 0 refused); 3 placed quotes to review "
+                                                 "(run: skillcite review); exit 1: anchors drifted, 1 not fixed (listed above)")
+    run("fix")
     status, out = run("fix", "--check")
     assert (status, out.splitlines()[-1]) == (1, "0 files would change (0 for moved quotes, 0 carried, 0 refused); exit 1: 1 not fixed (listed above)")
     (root / "refs/notes.md").write_text((root / "refs/notes.md").read_text().replace(" and their labels, always.", " and their labels."))

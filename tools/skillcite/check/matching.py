@@ -630,6 +630,17 @@ def _first_letter(text: str) -> str:
     return next((ch for ch in text if ch.isalnum()), "")
 
 
+# Departures a quote writes itself (its marks, its first letter, a respelled Greek letter):
+# the same wherever its words are found. Every other departure depends on the source
+# around the words (a cut next to "not", a lead-in left out, an omission crossed).
+_OWN_EDITS = re.compile(r"(?:first letter |elision |insertion \[|editor's note \[|'[^']+' written for the source's ')")
+
+
+def own_edit(edit: str) -> bool:
+    """True when departure ``edit`` is one the quote writes itself, not one its place in the source makes."""
+    return _OWN_EDITS.match(edit) is not None
+
+
 def _truncations(text: str, start: int, end: int, lo: int, hi: int) -> list[str]:
     """Departures of a quote that cuts its sentence where the part left out holds a word that changes its force."""
     before, after = cut_context(text, start, end, lo, hi)

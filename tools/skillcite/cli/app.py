@@ -295,19 +295,18 @@ def fix(root: Path | None, show_diff: bool, check_only: bool, base: str | None, 
     counts = f"({plan.count('SC301')} for moved quotes{unanchored}, {plan.carried} carried, {len(plan.refusals)} refused)"
     trouble = bool(plan.unresolved or plan.refusals)
     # The last line says why the exit status is 1, so "0 files would change" never reads as a pass.
-    why = []
+    why = ["anchors drifted"] if check_only and changed else []
     if plan.refusals:
         why.append(f"{len(plan.refusals)} refused")
     if plan.unresolved:
         why.append(f"{len(plan.unresolved)} not fixed")
-    hand = f"; exit 1: {', '.join(why)} (listed above)" if why else ""
+    hand = f"; exit 1: {', '.join(why)}{' (listed above)' if trouble else ''}" if why else ""
     review = f"; {len(plan.awaiting)} placed quote{'s' * (len(plan.awaiting) != 1)} to review (run: skillcite review)" if plan.awaiting else ""
     if show_diff or check_only:
         if show_diff:
             click.echo(plan.diff(), nl=False)
-        drift = "; exit 1: anchors drifted" if check_only and changed and not why else ""
-        click.echo(f"{len(changed)} file{'s' * (len(changed) != 1)} would change {counts}{review}{hand}{drift}", err=True)
-        sys.exit(1 if (check_only and changed) or trouble else 0)
+        click.echo(f"{len(changed)} file{'s' * (len(changed) != 1)} would change {counts}{review}{hand}", err=True)
+        sys.exit(1 if why else 0)
     for path in plan.original:
         remove_stale_temps(path)  # left by a fix or lock that was killed mid-write
     try:

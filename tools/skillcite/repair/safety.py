@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+from ..check.matching import own_edit
 from ..check.report import Report
 from ..core.diagnostics import Diagnostic, subject_text
 from ..core.textio import resolve
@@ -29,10 +30,11 @@ class SafetyNet(FixContext):
         alone, and refuses every change left only when that does not tell.
 
         One new finding is not a reason: SC313 for a quote whose SC301 the
-        same result clears. Placing a quote that departs from verbatim
-        (an elision, a changed first letter) turns "outside the cited lines"
-        into "not reviewed", and ``skillcite review`` lists it only once it
-        has its anchor; refusing would leave it stuck between the two.
+        same result clears, when the quote departs from verbatim only by
+        marks it writes itself (:func:`_placed`). Placing it turns "outside
+        the cited lines" into "not reviewed", and ``skillcite review`` lists
+        it only once it has its anchor; refusing would leave it stuck
+        between the two.
         """
         old = Counter(identity(d) for d in before.diagnostics)
         kept = list(changes)
@@ -43,7 +45,7 @@ class SafetyNet(FixContext):
             after = self.check(kept)
             now = Counter(identity(d) for d in after.diagnostics)
             extra = now - old
-            traded = [d for d in after.diagnostics if extra[identity(d)] > 0 and _placed(d, old, now)]
+            traded = [d for d in after.diagnostics if extra[identity(d)] > 0 and _placed(d, old, now, after)]
             for d in traded:
                 extra[identity(d)] -= 1
             extra = +extra
@@ -113,12 +115,25 @@ class SafetyNet(FixContext):
         return blame
 
 
-def _placed(d: Diagnostic, old: Counter[tuple[str, ...]], now: Counter[tuple[str, ...]]) -> bool:
-    """True for SC313 on a quote whose SC301 (outside the cited lines) the change clears."""
+def _placed(d: Diagnostic, old: Counter[tuple[str, ...]], now: Counter[tuple[str, ...]], after: Report) -> bool:
+    """True for SC313 on a quote whose SC301 (outside the cited lines) the change clears, departing only by its own marks.
+
+    A departure the quote writes itself (an elision, an insertion, a first
+    letter, a respelled Greek letter) is the same wherever its words are; a
+    cut that leaves out a "not", a lead-in such as "Myth:", or an omission
+    of the cache comes with the new place, and placing the quote there is
+    still refused: ``fix`` never moves a quote into a context that may
+    reverse it.
+    """
     if d.code != "SC313":
         return False
     moved = ("SC301", d.path, d.subject)
-    return old[moved] > now[moved]
+    if old[moved] <= now[moved]:
+        return False
+    for o in after.outcomes:
+        if o.doc.rel == d.path and (o.quote.line, o.quote.column) == (d.line, d.column) and o.match is not None:
+            return bool(o.match.edits) and all(own_edit(e) for e in o.match.edits)
+    return False
 
 
 def _describe(text: str, c: Change) -> str:
