@@ -22,9 +22,10 @@ of the walkthrough, in order (asserted below):
 | `review --accept-all` | 0 | 1 SC302 |
 | `check` | 1 | 1 SC302 |
 
-Before, ``fix`` refused the three placements (exit 1, 3 refusals), left
-4 SC301 and 3 SC207 (a verbatim quote shares its footnote with two stuck
-ones), and ``review --accept-all`` recorded only the 5 in place.
+Before, ``fix`` refused the three placements (exit 1, the changes of 2
+footnotes refused), left 4 SC301 and 3 SC207 (a verbatim quote shares its
+footnote with two stuck ones), ``review --accept-all`` recorded only the 5
+in place, and ``check`` ended with 8 findings instead of 1.
 """
 
 from __future__ import annotations
