@@ -158,6 +158,10 @@ CASES: dict[str, tuple[Mutation, Mutation]] = {
         lambda p: (p.replace("SKILL.md", "# Pkg\n", "# Pkg\n\nA claim.[^bare]\n"), _append(p, "[^bare]: A. Author ([cache](docs/evidence/src.md))\n")),
         lambda p: (p.replace("SKILL.md", "# Pkg\n", "# Pkg\n\nA claim.[^bare]\n"), _append(p, f"[^bare]: A. Author ([cache](docs/evidence/src.md#L{_bug()}))\n")),
     ),
+    "SC210": (
+        lambda p: (p.replace("SKILL.md", "# Pkg\n", "# Pkg\n\nA claim.[^para]\n"), _append(p, f"[^para]: A. Author ([cache](docs/evidence/src.md): cheap-assumption L{_bug()})\n")),
+        lambda p: (p.replace("SKILL.md", "# Pkg\n", "# Pkg\n\nA claim.[^para]\n"), _append(p, f"[^para]: A. Author ([cache](docs/evidence/src.md): cheap-assumption L{_bug() + 1})\n")),
+    ),
     "SC301": (
         lambda p: _set_anchors(p, f"bug L{_silent()}, silent L{_silent()}"),
         lambda p: _set_anchors(p, f"bug L{_bug()}-{_bug() + 1}, silent L{_silent()}"),
@@ -441,3 +445,66 @@ def test_a_wrapped_altered_blockquote_is_not_blamed_on_its_quotation_marks(pkg: 
     pkg.replace("SKILL.md", "> Assume you have a bug.[^src]", '> "Assume you have no bug. Everything else follows from this."[^src]')
     [d] = check(pkg.root).diagnostics
     assert d.code == "SC302" and "[-no-] {+a+}" in d.message and "quotation marks" not in d.message
+
+
+@pytest.mark.parametrize(
+    ("target", "write", "cause"),
+    [
+        # Issue 29: a link to the skill's own reference page was told to make refs/ an evidence folder.
+        ("refs/notes.md", "# Notes\n\nOur own summary.\n",
+         "(refs/notes.md is part of the skill, not a cache of the source: cite the evidence file that holds the passage, or add it to one in docs/evidence)"),
+        ("drafts/notes.md", "# Notes\n\nSome notes.\n",
+         "(drafts/notes.md has no front matter naming a source, so it is no evidence file: add the passage to an evidence file in docs/evidence)"),
+        ("cache/post.md", "---\nsource: https://example.org/post\ntitle: A Post\n---\nAssume you have a bug.\n",
+         "(cache/post.md is outside the evidence folder docs/evidence: if it holds the source, set [tool.skillcite] evidence to its folder)"),
+        ("gone/post.md", None, "(gone/post.md does not exist; no link in it names a file in the evidence folder docs/evidence)"),
+    ],
+)
+def test_sc305_hint_fits_what_the_linked_file_is(pkg: Package, target: str, write: str | None, cause: str) -> None:
+    if write is not None:
+        pkg.write(target, write)
+    pkg.write("pyproject.toml", '[tool.skillcite]\ncontent = ["SKILL.md", "refs/**"]\n')
+    pkg.replace("SKILL.md", "> Assume you have a bug.[^src]", "> Assume you have a bug.[^own]")
+    pkg.write("SKILL.md", pkg.read("SKILL.md") + f"[^own]: A. Author ([the notes]({target}))\n")
+    msgs = [d.message for d in check(pkg.root).diagnostics if d.code == "SC305"]
+    assert msgs == ["blockquote cites [^own], which has no cache link to evidence " + cause]
+
+
+def _paraphrase(pkg: Package, label: str, line: int) -> None:
+    pkg.replace("SKILL.md", "# Pkg\n", "# Pkg\n\nA paraphrase of the post.[^para]\n")
+    pkg.write("SKILL.md", pkg.read("SKILL.md") + f"[^para]: A. Author ([cache](docs/evidence/src.md): {label} L{line})\n")
+
+
+def test_sc210_a_paraphrase_anchor_whose_lines_lost_its_labels_words(pkg: Package) -> None:
+    # Issue 29: after an evidence edit, a stale anchor in a footnote no quote cites was reported only by fix --from.
+    ev = pkg.read("docs/evidence/src.md")
+    cheap = ev.index("It is a cheap assumption")
+    _paraphrase(pkg, "cheap-assumption", line_of(ev, "It is a cheap assumption"))
+    assert [d.code for d in check(pkg.root).diagnostics] == []
+    pkg.write("docs/evidence/src.md", locked(ev[:cheap] + "A new line the edit added.\n" + ev[cheap:]))
+    [d] = [d for d in check(pkg.root).diagnostics]
+    moved = line_of(pkg.read("docs/evidence/src.md"), "It is a cheap assumption")
+    assert (d.code, d.line, d.subject) == ("SC210", line_of(pkg.read("SKILL.md"), "[^para]:"), "docs/evidence/src.md cheap-assumption")
+    assert d.message == (
+        f"anchor 'cheap-assumption L{moved - 1}' of docs/evidence/src.md: its lines hold none of the label's words (cheap, assumption), "
+        f"which are at L{moved}: stale after an edit of the evidence? Point it at its passage (skillcite fix --from REV carries it through git history)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("label", "needle"),
+    [
+        ("cheap-assumption", "It is a cheap assumption"),  # the lines hold the label's words
+        ("silently-everything", "A passage with [brackets]"),  # the lines hold none, but no line holds them all together
+        ("cheap", "Assume you have a bug"),  # one word tells nothing
+        ("first-paragraph", "Assume you have a bug"),  # a quote cites the footnote: the quote checks it (below)
+    ],
+)
+def test_sc210_stays_quiet_where_a_label_tells_nothing(pkg: Package, label: str, needle: str) -> None:
+    ev = pkg.read("docs/evidence/src.md")
+    if label == "first-paragraph":
+        # [^src] is cited by quotes: an extra labelled anchor on other lines is not this rule's to judge.
+        pkg.replace("SKILL.md", "silent L", f"{label} L{line_of(ev, needle)}, silent L")
+    else:
+        _paraphrase(pkg, label, line_of(ev, needle))
+    assert [d.code for d in check(pkg.root).diagnostics] == []

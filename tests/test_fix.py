@@ -583,3 +583,92 @@ def test_fix_check_agrees_with_check_strict_under_a_baseline_and_suppressions(pk
     r = fix(pkg.root, "--check")
     assert r.exit_code == 0, r.output
     assert "0 files would change" in r.output and "not fixed" not in r.output
+
+
+@pytest.mark.parametrize("quote", ["> Assume [...] a bug.", "> assume you have a bug."])
+def test_a_moved_quote_that_departs_from_verbatim_is_placed_and_left_to_review(pkg: Package, quote: str) -> None:
+    # Issue 29: the anchor used to be refused (it "would add SC313"), and review cannot list a quote before it has one.
+    passage = "Assume you have a bug. Everything else follows from this.\n"
+    pkg.write(SRC, evidence_text(BODY.replace(passage, "") + "\n[...]\n\n" + passage))
+    pkg.replace("SKILL.md", "> Assume you have a bug.", quote)
+    assert codes(pkg.root) == ["SC301"]
+    r = fix(pkg.root)
+    assert r.exit_code == 0, r.output
+    at = line_of(pkg.read(SRC), "Assume you have a bug")
+    assert f"bug L{at}," in pkg.read("SKILL.md")
+    [line] = [x for x in r.output.splitlines() if x.startswith("to review: ")]
+    assert line.startswith(f"to review: SKILL.md:7:1: SC313 blockquote departs from verbatim at docs/evidence/src.md L{at}-{at} and it is not reviewed: ")
+    assert r.output.splitlines()[-1] == "1 file changed (1 for moved quotes, 0 carried, 0 refused); 1 placed quote to review (run: skillcite review)"
+    assert codes(pkg.root) == ["SC313"]
+    assert CliRunner().invoke(main, ["review", str(pkg.root), "--accept-all", "--by", "R <r@example.org>"]).exit_code == 0
+    assert codes(pkg.root) == []
+
+
+def test_a_moved_verbatim_quote_is_placed_with_nothing_to_review(pkg: Package) -> None:
+    passage = "Assume you have a bug. Everything else follows from this.\n"
+    pkg.write(SRC, evidence_text(BODY.replace(passage, "") + "\n[...]\n\n" + passage))
+    r = fix(pkg.root, "--check")
+    assert (r.exit_code, r.output.splitlines()[-1]) == (1, "1 file would change (1 for moved quotes, 0 carried, 0 refused); exit 1: anchors drifted")
+    r = fix(pkg.root)
+    assert (r.exit_code, r.output.splitlines()[-1]) == (0, "1 file changed (1 for moved quotes, 0 carried, 0 refused)")
+    r = fix(pkg.root, "--check")
+    assert (r.exit_code, r.output) == (0, "0 files would change (0 for moved quotes, 0 carried, 0 refused)\n")
+    assert "to review" not in r.output
+    assert codes(pkg.root) == []
+
+
+def test_only_the_placed_quote_may_trade_sc301_for_sc313() -> None:
+    # The safety net's one exception: SC313 on a quote whose SC301 the same result clears.
+    from collections import Counter
+
+    from skillcite.core.diagnostics import Diagnostic
+    from skillcite.repair.safety import _placed
+
+    d = Diagnostic.make("SC313", "SKILL.md", 7, 1, "departs", subject="Assume [...] a bug.")
+    moved = ("SC301", "SKILL.md", "Assume [...] a bug.")
+    other = ("SC301", "SKILL.md", "Another quote.")
+    assert not _placed(d, Counter([moved]), Counter([moved]), None)  # type: ignore[arg-type]  # still outside its lines: nothing placed it
+    assert not _placed(d, Counter([other]), Counter(), None)  # type: ignore[arg-type]  # another quote was placed: this one is a new finding
+    assert not _placed(Diagnostic.make("SC302", "SKILL.md", 7, 1, "differs", subject="Assume [...] a bug."), Counter([moved]), Counter(), None)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("edit", "own"),
+    [
+        ("elision [...] between 'Assume' and 'a bug', for 'you have'", True),
+        ("first letter 'b' for 'B'", True),
+        ("insertion [the model] at the start, for 'it'", True),
+        ("'μ' written for the source's 'mu'", True),
+        ("leaves out the lead-in 'Myth:' before it", False),
+        ("leaves out ', not by hand' after it, which holds 'not'", False),
+        ("crosses an omission [...] of the evidence: the text it stands for is not in the cache", False),
+        ("the next sentence qualifies it: 'Not always.'", False),
+    ],
+)
+def test_a_quote_is_placed_for_review_only_when_its_departures_are_its_own_marks(edit: str, own: bool) -> None:
+    from skillcite.check.matching import own_edit
+
+    assert own_edit(edit) is own
+
+
+@pytest.mark.parametrize("owned", [True, False])
+def test_a_refusal_cites_its_own_footnotes_finding_not_its_neighbours_on_the_line(pkg: Package, monkeypatch: pytest.MonkeyPatch, owned: bool) -> None:
+    # Issue 29: two quotes on one line citing two footnotes: the finding of one was laid at both doors,
+    # so the other footnote's sound carry was refused too, citing a finding that was not its own.
+    # Not owned: a finding no definition is found to own is traced by applying each definition's changes alone.
+    if not owned:
+        monkeypatch.setattr("skillcite.repair.safety.SafetyNet._culprits", lambda self, report, d, changes: set())
+    start, end = _net_package(pkg)
+    omega = line_of(pkg.read(SRC), "Omega")
+    old = evidence_text(NET_OLD)
+    omega_old = line_of(old, "Omega")
+    pkg.write(SRC, old)
+    pkg.replace("SKILL.md", '"Quoted sentence about a cheap assumption"[^src].', '"Quoted sentence about a cheap assumption"[^src] and "Omega sentence here"[^two].')
+    pkg.write("SKILL.md", pkg.read("SKILL.md") + f"[^two]: B. ([cache](docs/evidence/src.md): omega L{omega_old})\n")
+    commit_all(pkg.root)
+    pkg.write(SRC, evidence_text(NET_NEW))
+    r = fix(pkg.root, "--select", "SC403")
+    refused = [x for x in r.output.splitlines() if x.startswith("refused: ")]
+    assert len(refused) == 1 and refused[0].startswith(f"refused: SKILL.md:9: [^src]: L{start}-{end} -> "), r.output
+    assert f"[^two]: B. ([cache](docs/evidence/src.md): omega L{omega})" in pkg.read("SKILL.md")
+    assert r.exit_code == 1

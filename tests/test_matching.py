@@ -137,3 +137,37 @@ def test_word_diff_marks_no_word_that_is_the_same_in_parentheses() -> None:
     assert shown == "{+footnote:+} apparently silent data corruptions (SDC) can"
     # a quotation mark the quote adds is still a difference
     assert word_diff('a "bug" here', "a bug here", context=100) == 'a [-"bug"-] {+bug+} here'
+
+
+def test_the_review_diff_marks_a_first_letter_change_only_where_the_quote_starts() -> None:
+    # Issue 29: "The ... the" was marked "[-the-] {+the+}": the first word's case was allowed for every later "the".
+    source = "The residual loss and the boundary loss pull in different directions during training."
+    quote = "The residual loss and the boundary loss pull [...] during training."
+    assert word_diff(quote, source, context=10_000, mark_elisions=True) == (
+        "The residual loss and the boundary loss pull [-[...]-] {+in different directions+} during training.")
+    lower = "the residual loss and the boundary loss pull in different directions during training."
+    assert word_diff(lower, source, context=10_000) == lower
+
+
+def test_a_changed_repeated_word_is_still_marked() -> None:
+    source = "The residual loss and the boundary loss pull in different directions during training."
+    assert word_diff("The residual loss and a boundary loss pull in different directions during training.", source, context=10_000) == (
+        "The residual loss and [-a-] {+the+} boundary loss pull in different directions during training.")
+
+
+def test_an_altered_quote_with_an_elision_shows_the_change_not_what_the_elision_cut(tmp_path: Path) -> None:
+    e = ev(tmp_path, "---\nsource: https://example.org\n---\nNeural net training is a leaky abstraction, and it fails silently most of the time.\n")
+    m = locate("Neural net training is a leaky abstraction [...] most of the tyme.", e, [[Range(4, 4)]])
+    assert (m.status, m.diff) == ("altered", "... a leaky abstraction [...] most of the [-tyme-] {+time.+}")
+    # The twin: the same change without an elision has nothing cut to show.
+    m = locate("Neural net training is a leaky abstraction, and it fails silently most of the tyme.", e, [[Range(4, 4)]])
+    assert (m.status, m.diff) == ("altered", "... most of the [-tyme-] {+time.+}")
+
+
+def test_words_added_after_the_sources_full_stop_are_marked_alone(tmp_path: Path) -> None:
+    # Before: "[-always-] {+Overfit+}", the next sentence's first word shown as the change.
+    e = ev(tmp_path, "---\nsource: https://example.org\n---\nSpend hours scanning thousands of examples and their labels.\n\nOverfit one batch first.\n")
+    m = locate("Spend hours scanning thousands of examples and their labels, always.", e, [[Range(4, 4)]])
+    assert (m.status, m.diff) == ("altered", "... and their labels, [-always-]")
+    m = locate("Spend hours scanning thousands of examples and their pictures.", e, [[Range(4, 4)]])
+    assert (m.status, m.diff) == ("altered", "... examples and their [-pictures-] {+labels.+}")

@@ -33,6 +33,7 @@ import re
 import unicodedata
 from bisect import bisect_right
 from collections import Counter, deque
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
@@ -148,6 +149,7 @@ class QuotePattern:
     fuzzy_text: str
     lead: Mark | None = None  # marks before the first segment
     tail: Mark | None = None  # marks after the last segment
+    diff_text: str = ""  # as fuzzy_text, with each elision kept as [...]: a word diff shows what it cut as no change
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,7 +249,8 @@ def _compile(text: str) -> QuotePattern | None:
             if inserted or elided:
                 tail = Mark(elided, " ".join(inserted))
     fuzzy_text = _MARKER.sub(" ", text) if segmented else whole
-    return QuotePattern(whole, literal, segmented, " ".join(fuzzy_text.split()), lead, tail)
+    diff_text = _MARKER.sub(lambda m: " [...] " if m.group() == "[...]" else " ", text) if segmented else whole
+    return QuotePattern(whole, literal, segmented, " ".join(fuzzy_text.split()), lead, tail, " ".join(diff_text.split()))
 
 
 def _spaced_letter(ch: str) -> bool:
@@ -631,6 +634,17 @@ def _first_letter(text: str) -> str:
     return next((ch for ch in text if ch.isalnum()), "")
 
 
+# Departures a quote writes itself (its marks, its first letter, a respelled Greek letter):
+# the same wherever its words are found. Every other departure depends on the source
+# around the words (a cut next to "not", a lead-in left out, an omission crossed).
+_OWN_EDITS = re.compile(r"(?:first letter |elision |insertion \[|editor's note \[|'[^']+' written for the source's ')")
+
+
+def own_edit(edit: str) -> bool:
+    """True when departure ``edit`` is one the quote writes itself, not one its place in the source makes."""
+    return _OWN_EDITS.match(edit) is not None
+
+
 def _truncations(text: str, start: int, end: int, lo: int, hi: int, ctx: tuple[int, int]) -> list[str]:
     """Departures of a quote that cuts its sentence where the part left out holds a word that changes its force.
 
@@ -840,21 +854,38 @@ def word_diff(quoted: str, found: str, context: int = 3, trim: bool = False, sho
     # Quotation marks the quote adds are differences; parentheses and emphasis around a word are not.
     keys_a = [w if w in _ELISIONS else w.strip(_EDGE).strip(_NOT_QUOTES).strip(_EDGE) or w for w in a]
     keys_b = [_diff_key(w) for w in b]
-    if keys_a and keys_a[0]:
-        # The quote's first letter may change case (docs/citations.md).
-        first = keys_a[0]
-        keys_b = [first if w[1:] == first[1:] and w[:1].lower() == first[:1].lower() else w for w in keys_b]
     ops = _word_opcodes(keys_a, keys_b)
+    if keys_a and keys_a[0]:
+        # The quote's first letter may change case (docs/citations.md): only
+        # for the source word the quote's first word faces, never for the
+        # same word further on ("The ... the" is no change).
+        first = keys_a[0]
+        facing = next((op for op in ops if op[1] == 0 and op[2] > 0 and op[0] == "replace"), None)
+        if facing is not None:
+            j = next((j for j in range(facing[3], facing[4]) if keys_b[j] != first and keys_b[j][1:] == first[1:] and keys_b[j][:1].lower() == first[:1].lower()), None)
+            if j is not None:
+                keys_b = keys_b[:j] + [first] + keys_b[j + 1 :]
+                ops = _word_opcodes(keys_a, keys_b)
     if trim:
         # Keep only the source words facing the quote: as many before the
-        # first equal run as the quote has there, and as many after the last.
+        # first equal run as the quote has there, and as many after the last,
+        # but never across a sentence's end: a quote that adds words after
+        # the source's full stop changed those words, not the next sentence.
         equal = [op for op in ops if op[0] == "equal"]
         if equal:
             lo = max(0, equal[0][3] - equal[0][1])
             hi = min(len(b), equal[-1][4] + (len(a) - equal[-1][2]))
+            if hi > equal[-1][4] and b[equal[-1][4] - 1].rstrip(_CLOSERS).endswith(_STOPS):
+                hi = equal[-1][4]
+            if lo < equal[0][3] and b[equal[0][3] - 1].rstrip(_CLOSERS).endswith(_STOPS):
+                lo = equal[0][3]
             b, keys_b = b[lo:hi], keys_b[lo:hi]
             ops = _word_opcodes(keys_a, keys_b)
-    ops = _only_differences(ops, keys_a, keys_b)
+    # A word written the same on both sides is no difference, whatever its keys say
+    # (a prime, x', is a quotation mark to the keys: the quote's is kept, the source's stripped).
+    same_a = [w.strip(_EDGE) or w for w in a]
+    same_b = [w.strip(_EDGE) or w for w in b]
+    ops = _only_differences(ops, lambda i, j: keys_a[i] == keys_b[j] or same_a[i] == same_b[j])
     for k, (tag, i1, i2, j1, j2) in enumerate(ops):
         if tag == "equal":
             words = display[i1:i2]
@@ -871,6 +902,10 @@ def word_diff(quoted: str, found: str, context: int = 3, trim: bool = False, sho
             if j2 > j1:
                 out.append("{+" + " ".join(b[j1:j2]) + "+}")
     return " ".join(out)
+
+
+_STOPS = (".", "!", "?")
+_CLOSERS = "\"')]*_\u2019\u201d"
 
 
 _QUOTE_CHARS = "\"\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f"
@@ -894,18 +929,18 @@ def _diff_key(word: str) -> str:
     return key or word
 
 
-def _only_differences(ops: list[tuple[str, int, int, int, int]], a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
-    """``ops`` with the equal words at either end of a replace block split off as equal runs."""
+def _only_differences(ops: list[tuple[str, int, int, int, int]], eq: Callable[[int, int], bool]) -> list[tuple[str, int, int, int, int]]:
+    """``ops`` with the equal words (``eq(i, j)``) at either end of a replace block split off as equal runs."""
     out: list[tuple[str, int, int, int, int]] = []
     for tag, i1, i2, j1, j2 in ops:
         if tag != "replace":
             out.append((tag, i1, i2, j1, j2))
             continue
         head = 0
-        while i1 + head < i2 and j1 + head < j2 and a[i1 + head] == b[j1 + head]:
+        while i1 + head < i2 and j1 + head < j2 and eq(i1 + head, j1 + head):
             head += 1
         tail = 0
-        while i2 - tail > i1 + head and j2 - tail > j1 + head and a[i2 - tail - 1] == b[j2 - tail - 1]:
+        while i2 - tail > i1 + head and j2 - tail > j1 + head and eq(i2 - tail - 1, j2 - tail - 1):
             tail += 1
         if head:
             out.append(("equal", i1, i1 + head, j1, j1 + head))
@@ -1136,6 +1171,8 @@ def locate(quote: str, ev: Evidence, anchors: list[list[Range]]) -> Match:
         marked = _footnote_marked(qp, text)
         if marked is not None:
             found = _exact(marked, ev, whole, valid)
+    if found is None:
+        found = _transliterated(qp, ev, whole, valid)
     if found is not None:
         return found
 
@@ -1154,12 +1191,15 @@ def locate(quote: str, ev: Evidence, anchors: list[list[Range]]) -> Match:
         start, end, held, size = near
         return Match("notfound", _lines(ev, whole, (start, end)), float(held), text[start:end], words=size)
     score, span = best
-    around = _context(text, span[0], span[1])
+    # The alignment is as long as the quote's words; an elision's cut words lie inside it, so the
+    # source past its end is what the quote's last words face: widen the window by a stretch per [...].
+    cuts = (qp.diff_text or "").split().count("[...]")
+    around = _context(text, span[0], span[1], words=2 + min(60 * cuts, 240))
     keys = {w.strip(_EDGE) for w in qp.fuzzy_text.split()}
     if any(w.strip(_EDGE) in keys for w in around.split()):
-        diff = word_diff(qp.fuzzy_text, around, trim=True, shown=quote)
+        diff = word_diff(qp.diff_text or qp.fuzzy_text, around, trim=True, shown=quote)
     else:
-        diff = word_diff(qp.fuzzy_text, text[span[0] : span[1]], shown=quote)  # no word in common: the aligned stretch alone
+        diff = word_diff(qp.diff_text or qp.fuzzy_text, text[span[0] : span[1]], shown=quote)  # no word in common: the aligned stretch alone
     return Match("altered", _lines(ev, whole, span), round(score, 1), diff)
 
 
@@ -1292,6 +1332,30 @@ def _framed(ev: Evidence, hit: Hit, line: int) -> Hit:
     return replace(hit, edits=(*hit.edits, f"the heading above frames it: {_clip(heading)}"))
 
 
+def _transliterated(qp: QuotePattern, ev: Evidence, whole: Normalized, valid: list[list[Range]]) -> Match | None:
+    """The quote found once its Greek letters are spelled as the source spells them (:mod:`.transliterate`).
+
+    Each respelling is a departure from verbatim, listed with the edits, so
+    the quote is verified only once reviewed (SC313), and a moved one is one
+    ``fix`` can place.
+    """
+    from .transliterate import transliterate  # here only: most quotes are found before
+
+    spelled = transliterate(qp.text, whole.text)
+    alt = _compile(spelled[0]) if spelled is not None else None
+    if spelled is None or alt is None:
+        return None
+    found = _exact(alt, ev, whole, valid)
+    if found is None or found.status not in ("verified", "moved"):
+        return found
+    lines = found.lines
+    if lines is None:  # verbatim at the cited lines once respelled: name them, as for any departure
+        hit = find_exact(alt, whole.text)
+        lines = _lines(ev, whole, (hit.start, hit.end)) if hit else None
+    marked = word_diff(qp.text, found.source, context=10_000, mark_elisions=True) if found.source else ""
+    return replace(found, lines=lines, edits=found.edits + spelled[1], marked=marked)
+
+
 def _quality(m: Match) -> tuple[bool, bool]:
     return m.status == "marks", bool(m.edits)
 
@@ -1348,13 +1412,51 @@ def _line_hyphens(source: str) -> dict[str, str]:
 
 
 def is_title(quote: str, ev: Evidence) -> bool:
-    """True when ``quote`` is the evidence's ``title`` (normalized; a title, not a quote)."""
+    """True when ``quote`` is the evidence's ``title`` (normalized; a title, not a quote).
+
+    The front matter may hold the title with more after it, as pages and
+    ``evidence adopt`` write it ("A Recipe for Training Neural Networks - A.
+    Karpathy blog", "Title: Subtitle"): the quote is the title when it is
+    the part before such a separator, never a few of its first words.
+    """
     data = ev.front.data if ev.front is not None else None
     title = data.get("title") if isinstance(data, dict) else None
     if not isinstance(title, str) or not title.strip():
         return False
     qp = compile_quote(quote)
-    return qp is not None and qp.text == normalize(title).text.strip(_EDGE)
+    return qp is not None and _title_matches(qp.text, normalize(title).text.strip(_EDGE))
+
+
+# What may follow a title in a longer one: a subtitle, a site or author name.
+_TITLE_TAIL = re.compile(r"\s*(?::|\||-|\u2013|\u2014|\u00b7|\(|,)\s*\S")
+# A title as a footnote definition names it: in quotation marks or in emphasis.
+_NAMED_TITLE = re.compile(r'"([^"\n]{2,300})"|\u201c([^\u201d\n]{2,300})\u201d|\*([^*\n]{2,300})\*|(?<!\w)_([^_\n]{2,300})_(?!\w)')
+
+
+def _title_matches(quoted: str, title: str) -> bool:
+    """True when ``quoted`` is ``title``, or ``title`` is it followed by a separator and more."""
+    if not quoted:
+        return False
+    if quoted == title:
+        return True
+    return title.startswith(quoted) and _TITLE_TAIL.match(title, len(quoted)) is not None
+
+
+def names_title(quote: str, definition: str) -> bool:
+    """True when ``quote`` is a title the footnote definition names (in quotation marks or emphasis).
+
+    ``Author, "Title"[^b]`` citing a book whose footnote has no cache: the
+    quoted words are the work's name as the footnote gives it, not a
+    quotation of it.
+    """
+    qp = compile_quote(quote)
+    if qp is None:
+        return False
+    for m in _NAMED_TITLE.finditer(definition):
+        named = normalize(next(g for g in m.groups() if g is not None)).text.strip(_EDGE)
+        if _title_matches(qp.text, named):
+            return True
+    return False
 
 
 def is_pdf(ev: Evidence) -> bool:

@@ -255,7 +255,12 @@ def fix(root: Path | None, show_diff: bool, check_only: bool, base: str | None, 
     Only anchor text in footnote definitions changes; altered or missing
     quotes are reported, never touched. The result is re-checked first; a
     change that would add a finding is refused (listed with its reason) and
-    the rest is kept. Exit 1 when something was refused or left to do by hand.
+    the rest is kept. A quote placed at its lines that departs from verbatim
+    is then SC313, listed as "to review" for ``skillcite review``.
+
+    Exit status: 0 when nothing is left to do; 1 when something was refused
+    or left to do by hand (the last line says which), and with --check also
+    when a file would change; 2 for usage errors or unreadable input.
 
     \b
     Examples:
@@ -282,16 +287,26 @@ def fix(root: Path | None, show_diff: bool, check_only: bool, base: str | None, 
         click.echo(f"not fixed: {one_line(note)}", err=True)
     for line in plan.refused:
         click.echo(f"refused: {one_line(line)}", err=True)
+    for line in plan.awaiting:
+        click.echo(f"to review: {one_line(line)}", err=True)
     changed = plan.changed
     added = plan.count("SC209")
     unanchored = f", {added} added to links without anchors" if added else ""
     counts = f"({plan.count('SC301')} for moved quotes{unanchored}, {plan.carried} carried, {len(plan.refusals)} refused)"
     trouble = bool(plan.unresolved or plan.refusals)
+    # The last line says why the exit status is 1, so "0 files would change" never reads as a pass.
+    why = ["anchors drifted"] if check_only and changed else []
+    if plan.refusals:
+        why.append(f"{len(plan.refusals)} refused")
+    if plan.unresolved:
+        why.append(f"{len(plan.unresolved)} not fixed")
+    hand = f"; exit 1: {', '.join(why)}{' (listed above)' if trouble else ''}" if why else ""
+    review = f"; {len(plan.awaiting)} placed quote{'s' * (len(plan.awaiting) != 1)} to review (run: skillcite review)" if plan.awaiting else ""
     if show_diff or check_only:
         if show_diff:
             click.echo(plan.diff(), nl=False)
-        click.echo(f"{len(changed)} file{'s' * (len(changed) != 1)} would change {counts}", err=True)
-        sys.exit(1 if (check_only and changed) or trouble else 0)
+        click.echo(f"{len(changed)} file{'s' * (len(changed) != 1)} would change {counts}{review}{hand}", err=True)
+        sys.exit(1 if why else 0)
     for path in plan.original:
         remove_stale_temps(path)  # left by a fix or lock that was killed mid-write
     try:
@@ -302,5 +317,5 @@ def fix(root: Path | None, show_diff: bool, check_only: bool, base: str | None, 
         fail(f"{exc.filename or 'a document'}: cannot write ({exc.strerror or exc})")
     for path in written:
         click.echo(f"fixed {shown(str(path))}")
-    click.echo(f"{len(changed)} file{'s' * (len(changed) != 1)} changed {counts}", err=True)
+    click.echo(f"{len(changed)} file{'s' * (len(changed) != 1)} changed {counts}{review}{hand}", err=True)
     sys.exit(1 if trouble else 0)

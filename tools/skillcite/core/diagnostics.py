@@ -52,6 +52,7 @@ _ALL = [
         Code("SC207", _E, "anchor runs past the end of the evidence file"),
         Code("SC208", _E, "anchor covers only blank lines"),
         Code("SC209", _W, "cache link without line anchors"),
+        Code("SC210", _W, "anchor of a footnote no quote cites holds none of its label's words"),
         # Quotes
         Code("SC301", _E, "quote found elsewhere in its evidence file (moved)"),
         Code("SC302", _E, "quote differs from its source (altered)"),

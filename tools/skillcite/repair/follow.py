@@ -177,7 +177,7 @@ class Following(FixContext):
         """The one offset by which every moved quote into one evidence file moved, if any.
 
         Offsets are those that put each moved quote back inside one of its
-        anchors shifted by them. One that is shared by all moved quotes is
+        anchors shifted by them (inside the one its label names, when one does). One that is shared by all moved quotes is
         used when shifting every anchor into the file by it keeps every
         anchor on usable lines and verifies every quote into the file; when
         none or several offsets qualify, quotes are followed one by one.
@@ -186,9 +186,16 @@ class Following(FixContext):
         for o in moved:
             assert o.match is not None and o.link is not None and o.match.lines is not None
             a, b = o.match.lines
+            anchors = [x for x in o.link.anchors if editable(o.doc.file.text, o.link, x) is not None]
+            # A label that names the quote's words says which anchor it left: an offset that
+            # would put the quote inside another one swaps the labels' lines.
+            words = set(_words(o.quote.text))
+            scores = [_label_score(x.label, words) for x in anchors]
+            if scores and max(scores) >= 0.5 and scores.count(max(scores)) == 1:
+                anchors = [anchors[scores.index(max(scores))]]
             offsets = {
                 delta
-                for anchor in o.link.anchors if editable(o.doc.file.text, o.link, anchor) is not None
+                for anchor in anchors
                 for r in anchor.ranges if r.start <= r.end
                 for delta in range(b - r.end, a - r.start + 1)
             }

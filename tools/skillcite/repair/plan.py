@@ -68,6 +68,7 @@ class FixPlan:
     changes: list[Change] = field(default_factory=list)
     refusals: list[Refusal] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
+    awaiting: list[str] = field(default_factory=list)  # SC313 of quotes placed by the changes: for ``review``
 
     @property
     def fixed(self) -> dict[Path, str]:

@@ -5,11 +5,16 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+from ..check.matching import own_edit
 from ..check.report import Report
-from ..core.diagnostics import Diagnostic
+from ..core.diagnostics import Diagnostic, subject_text
 from ..core.textio import resolve
 from .context import FixContext, identity
 from .plan import Change, Refusal
+
+# Past this many footnote definitions with changes, a finding no definition owns is not
+# traced to one by re-checking each alone (one check per definition): every change is refused.
+_SOLO_LIMIT = 24
 
 
 class SafetyNet(FixContext):
@@ -21,25 +26,44 @@ class SafetyNet(FixContext):
         Findings are compared as multisets of identities (code, file,
         subject). A new finding is laid at the door of the definition it is
         on, or of the definitions the quote it is about cites; one that
-        belongs to none refuses every change left.
+        belongs to none is traced by applying each definition's changes
+        alone, and refuses every change left only when that does not tell.
+
+        One new finding is not a reason: SC313 for a quote whose SC301 the
+        same result clears, when the quote departs from verbatim only by
+        marks it writes itself (:func:`_placed`). Placing it turns "outside
+        the cited lines" into "not reviewed", and ``skillcite review`` lists
+        it only once it has its anchor; refusing would leave it stuck
+        between the two.
         """
         old = Counter(identity(d) for d in before.diagnostics)
         kept = list(changes)
+        self.plan.awaiting = []
         for _ in range(len({(c.path, c.group) for c in changes}) + 1):
             if not kept:
                 break
             after = self.check(kept)
-            extra = Counter(identity(d) for d in after.diagnostics) - old
+            now = Counter(identity(d) for d in after.diagnostics)
+            extra = now - old
+            traded = [d for d in after.diagnostics if extra[identity(d)] > 0 and _placed(d, old, now, after)]
+            for d in traded:
+                extra[identity(d)] -= 1
+            extra = +extra
             if not extra:
+                self.plan.awaiting = [d.format() for d in traded]
                 break
-            new = [d for d in after.diagnostics if extra[identity(d)] > 0]
+            new = [d for d in after.diagnostics if extra[identity(d)] > 0 and d not in traded]
             blame: dict[tuple[Path, int], list[str]] = {}
+            loose = []
             for d in new:
-                for group in self._culprits(after, d, kept):
+                groups = self._culprits(after, d, kept)
+                if not groups:
+                    loose.append(d)
+                for group in groups:
                     blame.setdefault(group, []).append(d.format())
-            if not blame:  # nothing to lay it on: refuse everything
-                reasons = [d.format() for d in new]
-                blame = {(c.path, c.group): reasons for c in kept}
+            if loose:
+                for group, reasons in self._trace(old, loose, kept).items():
+                    blame.setdefault(group, []).extend(reasons)
             for group, reasons in blame.items():
                 dropped = [c for c in kept if (c.path, c.group) == group]
                 if dropped:
@@ -48,6 +72,7 @@ class SafetyNet(FixContext):
         return kept
 
     def _culprits(self, report: Report, d: Diagnostic, changes: list[Change]) -> set[tuple[Path, int]]:
+        """The changed definitions a finding is on, or that the quote it is about cites (that quote only)."""
         groups = {(c.path, c.group) for c in changes}
         docs = [doc for doc in report.documents if doc.rel == d.path]
         out: set[tuple[Path, int]] = set()
@@ -55,11 +80,60 @@ class SafetyNet(FixContext):
             key = resolve(doc.path)
             if (key, d.line) in groups:
                 out.add((key, d.line))
-            labels = {label for q in doc.quotes if q.line == d.line for label in q.labels}
+            # The quote at the finding's position, not every quote on its line: two quotes
+            # on one line cite different footnotes, and each refusal names its own finding.
+            labels = {label for q in doc.quotes if (q.line, q.column) == (d.line, d.column) and subject_text(q.text) == d.subject for label in q.labels}
+            if not labels:
+                labels = {label for q in doc.quotes if q.line == d.line and subject_text(q.text) == d.subject for label in q.labels}
             for fd in doc.definitions:
                 if fd.label in labels and (key, fd.line) in groups:
                     out.add((key, fd.line))
         return out
+
+    def _trace(self, old: Counter[tuple[str, ...]], loose: list[Diagnostic], changes: list[Change]) -> dict[tuple[Path, int], list[str]]:
+        """Which definitions' changes, applied alone, add each finding no definition owns.
+
+        A finding no single definition adds (two changes together make it),
+        or too many definitions to try one by one, refuses every change.
+        """
+        groups = list(dict.fromkeys((c.path, c.group) for c in changes))
+        blame: dict[tuple[Path, int], list[str]] = {}
+        wanted = {identity(d) for d in loose}
+        found: set[tuple[str, ...]] = set()
+        if len(groups) <= _SOLO_LIMIT:
+            for group in groups:
+                alone = self.check([c for c in changes if (c.path, c.group) == group])
+                extra = Counter(identity(d) for d in alone.diagnostics) - old
+                hits = [d for d in alone.diagnostics if extra[identity(d)] > 0 and identity(d) in wanted]
+                if hits:
+                    blame[group] = [d.format() for d in hits]
+                    found.update(identity(d) for d in hits)
+        rest = [d.format() for d in loose if identity(d) not in found]
+        if rest:  # nothing to lay it on: refuse everything
+            for group in groups:
+                blame.setdefault(group, []).extend(rest)
+        return blame
+
+
+def _placed(d: Diagnostic, old: Counter[tuple[str, ...]], now: Counter[tuple[str, ...]], after: Report) -> bool:
+    """True for SC313 on a quote whose SC301 (outside the cited lines) the change clears, departing only by its own marks.
+
+    A departure the quote writes itself (an elision, an insertion, a first
+    letter, a respelled Greek letter) is the same wherever its words are; a
+    cut that leaves out a "not", a lead-in such as "Myth:", or an omission
+    of the cache comes with the new place, and placing the quote there is
+    still refused: ``fix`` never moves a quote into a context that may
+    reverse it.
+    """
+    if d.code != "SC313":
+        return False
+    moved = ("SC301", d.path, d.subject)
+    if old[moved] <= now[moved]:
+        return False
+    for o in after.outcomes:
+        if o.doc.rel == d.path and (o.quote.line, o.quote.column) == (d.line, d.column) and o.match is not None:
+            return bool(o.match.edits) and all(own_edit(e) for e in o.match.edits)
+    return False
 
 
 def _describe(text: str, c: Change) -> str:

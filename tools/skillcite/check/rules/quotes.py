@@ -12,11 +12,13 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import unquote
 
 from ...core.diagnostics import Diagnostic, Fix, subject_text
 from ...core.textio import TextFile
 from ..document import Document, FootnoteDef, Quote
-from ..matching import Match, cited_span, is_title, locate, valid_anchors
+from ..matching import Match, cited_span, is_title, locate, names_title, valid_anchors
 from ..report import QuoteOutcome
 from ..reviews import Reviews, load_reviews
 from ..reviews_context import ContextReader, shown_for
@@ -61,7 +63,11 @@ def verify_quote(ws: Workspace, doc: Document, quote: Quote, definitions: dict[s
         if d is None:
             continue
         if not d.cache_links:
-            plain = plain or QuoteOutcome(doc, quote, d, None, None, None)
+            if not quote.block and names_title(quote.text, doc.file.text[d.start : d.end]):
+                # Author, "Title"[^b]: the name of the cited work, as the footnote itself gives it.
+                plain = plain or QuoteOutcome(doc, quote, d, None, None, Match("verified"))
+            else:
+                plain = plain or QuoteOutcome(doc, quote, d, None, None, None)
             continue
         found = _best_for(ws, doc, quote, d)
         if found is not None and (worst is None or found.rank > worst.rank):
@@ -312,7 +318,34 @@ def _no_cache_link_cause(ws: Workspace, o: QuoteOutcome) -> str:
     if not links:
         return f" (no link in it names a file in the evidence folder {folders})"
     note = f"; the evidence folder {', '.join(missing)} does not exist" if missing else ""
-    return f" ({links[0]} is outside the evidence folder {folders}{note}: if it holds the source, set [tool.skillcite] evidence to its folder)"
+    target = links[0]
+    path = o.doc.path.parent / unquote(target.split("#", 1)[0])
+    # The hint fits what the linked file is: a cache kept elsewhere, a page of the skill, or neither.
+    if not path.is_file():
+        return f" ({target} does not exist; no link in it names a file in the evidence folder {folders})"
+    if _reads_as_evidence(path):
+        return f" ({target} is outside the evidence folder {folders}{note}: if it holds the source, set [tool.skillcite] evidence to its folder)"
+    if ws.config.is_content(ws.rel(path)):
+        return f" ({target} is part of the skill, not a cache of the source: cite the evidence file that holds the passage, or add it to one in {folders})"
+    return f" ({target} has no front matter naming a source, so it is no evidence file: add the passage to an evidence file in {folders})"
+
+
+def _reads_as_evidence(path: Path) -> bool:
+    """True when ``path`` opens with front matter that names a ``source`` (an excerpt cache kept outside the folders)."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(8192).decode("utf-8", "replace")
+    except OSError:
+        return False
+    lines = head.lstrip("\ufeff").splitlines()
+    if not lines or lines[0].strip() != "---":
+        return False
+    for line in lines[1:]:
+        if line.strip() == "---":
+            return False
+        if re.match(r"source:[ \t]*\S", line):
+            return True
+    return False
 
 
 def describe(o: QuoteOutcome) -> Diagnostic | None:
@@ -324,6 +357,8 @@ def describe(o: QuoteOutcome) -> Diagnostic | None:
     where = (rel, quote.line, quote.column)
     if m is None:
         return Diagnostic.make("SC305", *where, f"{what} cites [^{label}], which has no cache link to evidence", subject=subject)
+    if o.evidence is None and m.status == "verified":
+        return None  # a title the footnote names (verify_quote)
     assert o.evidence is not None
     ev_rel = o.evidence.rel
     if m.status == "notes":
