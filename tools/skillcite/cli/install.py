@@ -39,7 +39,7 @@ def install(root: Path | None, scope: str, agent: str, dest: Path | None, force:
     ml-debug-rl and ml-debug-pinn, with names and relative links rewritten.
     In a collection (skills/<name>/SKILL.md) every skill installs, or the one
     ROOT names; ROOT defaults to the skill or repository holding the current
-    folder. Every link is checked before the tree is moved into place. An
+    folder (outside any package, name it). Every link is checked before the tree is moved into place. An
     earlier, unedited install of the same package is updated; anything else
     in the way needs --force. A skill links to its siblings and shares their
     evidence, so an installed copy is checked side by side with them:
