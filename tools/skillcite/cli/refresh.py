@@ -17,6 +17,7 @@ from ..refresh.fetch import DEFAULT_MAX_BYTES, FetchConfig
 from ..refresh.record import record_path
 from ..refresh.runner import (
     FAILING,
+    WRITABLE,
     SourceReport,
     evidence_files,
     evidence_folders,
@@ -51,7 +52,8 @@ def refresh(
     IDS are evidence file names without .md (default: all). Status per source:
     ok, changed (passages not found, with line and score), moved (permanent
     redirect), cannot verify (401/403/429/5xx, timeout, size cap, ...), gone
-    (404/410). Exit 1 when a source is changed or gone. Needs the extra:
+    (404/410). Exit 1 when a source is changed or gone, or when none could be
+    verified (all cannot verify). Needs the extra:
     pip install requests trafilatura (skillcite's refresh extra). HTTP cache: $SKILLCITE_CACHE_DIR, else
     $XDG_CACHE_HOME/skillcite or ~/.cache/skillcite.
 
@@ -86,6 +88,12 @@ def refresh(
         click.echo(f"skillcite: error: {message}", err=True)
     if write_errors:
         sys.exit(2)
+    if not any(r.status in WRITABLE for r in reports):
+        # Every source unreachable (no network, all blocked) or none at all: a run
+        # that compared nothing must not read as a pass.
+        n = len(reports)
+        click.echo(f"skillcite: error: no source could be verified ({n} source{'s' * (n != 1)}, none fetched and compared)", err=True)
+        sys.exit(1)
     sys.exit(1 if any(r.status in FAILING for r in reports) else 0)
 
 
