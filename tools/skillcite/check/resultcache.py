@@ -427,6 +427,12 @@ def probes(report: Report, config: Config) -> tuple[tuple[str, str], ...] | None
                 return None
             if _inside(full, tops[0]) and full not in found and not leave.covers(full):
                 found[full] = _content_digest(full).hex()
+    if config.baseline:  # read for SC006 (stale entries)
+        full = os.path.normpath(os.path.join(os.path.abspath(root), config.baseline))
+        if not inside(full):
+            return None
+        if not leave.covers(full):
+            found[full] = _content_digest(full).hex()
     return tuple(sorted(found.items()))
 
 

@@ -26,12 +26,12 @@ from ..refresh.runner import (
     render_table,
     require_fetchers,
 )
-from .app import CONTEXT
+from .app import CONTEXT, package_root
 
 
 @click.command(context_settings=CONTEXT)
 @click.argument("ids", nargs=-1)
-@click.option("--root", default=".", type=click.Path(path_type=Path), help="Package root.")
+@click.option("--root", type=click.Path(path_type=Path, file_okay=False), help="Package root (default: found as for check).")
 @click.option("--write", is_flag=True, help="Record the date, status and upstream SHA-256 of fetched sources in <evidence>/refresh.json.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=20.0, show_default=True, help="Connect and read timeout, seconds.")
 @click.option("--jobs", type=click.IntRange(min=1), default=4, show_default=True, help="Parallel fetches.")
@@ -44,7 +44,7 @@ from .app import CONTEXT
 @click.option("--no-cache", is_flag=True, help="No conditional requests, no cache writes.")
 @click.option("-v", "--verbose", is_flag=True, help="Show a word diff for each passage not found.")
 def refresh(
-    ids: tuple[str, ...], root: Path, write: bool, timeout: float, jobs: int, delay: float, retries: int,
+    ids: tuple[str, ...], root: Path | None, write: bool, timeout: float, jobs: int, delay: float, retries: int,
     backoff: float, max_wait: float, max_bytes: int, min_score: float, no_cache: bool, verbose: bool,
 ) -> None:
     """Re-fetch each evidence source and report whether its passages are still there.
@@ -64,6 +64,7 @@ def refresh(
       skillcite refresh --jobs 8 --timeout 10 -v
     """
     require_fetchers()
+    root = package_root(root)
     config = FetchConfig(
         timeout=timeout, retries=retries, backoff=backoff, max_wait=max_wait, max_bytes=max_bytes, host_delay=delay
     )

@@ -8,11 +8,11 @@ from pathlib import Path
 import click
 
 from ..check.workspace import Workspace
-from .app import CONTEXT, fail, package_root
+from .app import CONTEXT, fail, package_root, root_argument
 
 
 @click.command(context_settings=CONTEXT)
-@click.argument("root", required=False, type=click.Path(path_type=Path))
+@root_argument()
 @click.option("--accept", "accept_ids", metavar="ID", multiple=True, help="Record the quote with this ID as reviewed (repeatable).")
 @click.option("--accept-all", is_flag=True, help="Record every current departure as reviewed, marked as a bulk acceptance.")
 @click.option("-i", "--interactive", is_flag=True, help="Show each unreviewed quote and ask whether to accept it.")

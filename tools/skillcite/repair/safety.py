@@ -6,6 +6,7 @@ from collections import Counter
 from pathlib import Path
 
 from ..check.report import Report
+from ..check.rules.suppressions import POLICY_CODES
 from ..core.diagnostics import Diagnostic
 from ..core.textio import resolve
 from .context import FixContext, identity
@@ -23,13 +24,13 @@ class SafetyNet(FixContext):
         on, or of the definitions the quote it is about cites; one that
         belongs to none refuses every change left.
         """
-        old = Counter(identity(d) for d in before.diagnostics)
+        old = Counter(identity(d) for d in before.diagnostics if d.code not in POLICY_CODES)
         kept = list(changes)
         for _ in range(len({(c.path, c.group) for c in changes}) + 1):
             if not kept:
                 break
             after = self.check(kept)
-            extra = Counter(identity(d) for d in after.diagnostics) - old
+            extra = Counter(identity(d) for d in after.diagnostics if d.code not in POLICY_CODES) - old  # a fix may make a suppression or baseline entry stale
             if not extra:
                 break
             new = [d for d in after.diagnostics if extra[identity(d)] > 0]
