@@ -44,3 +44,15 @@ def test_more_than_one_word_or_too_short_stays_not_found(pkg: Package, quote: st
 
 def test_verbatim_short_quote_is_clean(pkg: Package) -> None:
     assert findings(pkg) == []
+
+
+@pytest.mark.parametrize(
+    ("quote", "code"),
+    [
+        ("> Everything else arrives.", "SC303"),  # three words, the last replaced: could be any neighbour
+        ("> Everything else follows from that.", "SC302"),  # five words, the last replaced
+    ],
+)
+def test_edge_words_and_dropped_words(pkg: Package, quote: str, code: str) -> None:
+    pkg.replace("SKILL.md", "> Assume you have a bug.", quote)
+    assert [f.split(" ")[1] for f in findings(pkg)] == [code]

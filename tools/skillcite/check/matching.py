@@ -1003,12 +1003,15 @@ ONE_WORD_MIN = 3  # fewest words a quote needs for "all its words but one, in or
 
 
 def _one_word_changed(quote: str, text: str, lo: int, hi: int) -> tuple[float, tuple[int, int]] | None:
-    """The stretch of ``text[lo:hi]`` that is ``quote`` with exactly one word replaced by one other, and its score.
+    """The stretch of ``text[lo:hi]`` that is ``quote`` with one word replaced by another, and its score; None when there is none.
 
     Words are compared in order, position by position, edge punctuation
-    aside; a quote of fewer than :data:`ONE_WORD_MIN` words never matches
-    this way. None when no stretch of the quote's length in words differs
-    from it in exactly one word.
+    aside. The replaced word may be the quote's first or last only in a
+    quote of four words or more (in three, an edge word could be any
+    neighbour of a quote that dropped words); a quote of fewer than
+    :data:`ONE_WORD_MIN` words never matches this way. A word dropped or
+    added is not this case (an omission in the evidence, text a comment
+    hid): it stays not found. Among several stretches, the closest in characters.
     """
     from rapidfuzz import fuzz
 
@@ -1021,8 +1024,9 @@ def _one_word_changed(quote: str, text: str, lo: int, hi: int) -> tuple[float, t
     best: tuple[float, tuple[int, int]] | None = None
     for i in range(len(tokens) - n + 1):
         if tokens[i] != words[0] and tokens[i + 1] != words[1]:
-            continue  # at most one of the first two can be the changed word
-        if sum(a != b for a, b in zip(tokens[i : i + n], words, strict=True)) != 1:
+            continue  # at most one of the first two can be the replaced word
+        wrong = [k for k in range(n) if tokens[i + k] != words[k]]
+        if len(wrong) != 1 or (wrong[0] in (0, n - 1) and n < 4):
             continue
         start, end = runs[i].start(), runs[i + n - 1].end()
         while end > start and text[end - 1] in _EDGE:
