@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from dataclasses import fields
@@ -90,3 +91,83 @@ def test_every_setting_is_documented_for_adopters() -> None:
     for f in fields(Config):
         assert f"`{f.name}`" in text, f.name
     assert "skillcite-check" in text and "quote-fidelity.yml" in text
+
+
+# Files whose change alone can turn the check red or green: Markdown and evidence,
+# manifests, the settings, the review file and a baseline (any name the settings give it).
+CHECK_INPUTS = (
+    "SKILL.md", "refs/a.md", "NOTES.MD", "docs/x.markdown", "docs/evidence/x.md",
+    "docs/evidence/reviews.json", "pinn/docs/evidence/reviews.json", ".skillcite-baseline.json",
+    ".claude-plugin/plugin.json", "pyproject.toml", "skills/pkg/pyproject.toml",
+)
+NOT_INPUTS = ("tools/x.py", "README.rst", "sub/pyproject.toml.bak", "uv.lock", "docs/evidence/x.md.orig")
+
+
+def _github_paths(patterns: list[str]) -> re.Pattern[str]:
+    """GitHub's path filters as a regex: ``**`` crosses folders, ``*`` does not (filter pattern cheat sheet)."""
+    parts = []
+    for p in patterns:
+        rx = re.escape(p).replace(r"\*\*", "\0").replace(r"\*", "[^/]*").replace("\0", ".*")
+        parts.append(f"(?:{rx})")
+    return re.compile("^(?:" + "|".join(parts) + ")$")
+
+
+def test_hook_filter_runs_on_every_file_the_check_reads() -> None:
+    hooks = {h["id"]: h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))}
+    files = re.compile(hooks["skillcite-check"]["files"])
+    assert [p for p in CHECK_INPUTS if not files.search(p)] == []
+    assert [p for p in NOT_INPUTS if files.search(p)] == []
+    lock = re.compile(hooks["skillcite-lock-check"]["files"])
+    assert [p for p in ("docs/evidence/x.md", "ev/X.MD", "a.markdown") if not lock.search(p)] == []
+    assert [p for p in ("docs/evidence/reviews.json", "tools/x.py") if lock.search(p)] == []
+
+
+def test_example_workflow_paths_run_on_every_file_the_check_reads() -> None:
+    data = yaml.safe_load((ROOT / ".github/workflows/quote-fidelity.yml").read_text(encoding="utf-8"))
+    triggers = data[True]  # YAML 1.1 reads the key `on` as true
+    assert triggers["push"]["paths"] == triggers["pull_request"]["paths"]
+    paths = _github_paths(triggers["push"]["paths"])
+    assert [p for p in CHECK_INPUTS if not paths.match(p)] == []
+    assert [p for p in NOT_INPUTS if paths.match(p)] == []
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("pre-commit") is None, reason="needs pre-commit (test extra)")
+@pytest.mark.skipif(not _in_git(), reason="pre-commit installs hooks from a git repository; this copy is not one")
+def test_pre_commit_hook_runs_when_only_a_json_file_changed(tmp_path: Path, pre_commit_home: Path) -> None:
+    p = adopter(tmp_path / "skills-repo")
+    p.replace("SKILL.md", "Assume you have a bug", "Assume you have a defect")
+    (p.root / ".skillcite-baseline.json").write_text("{}\n", encoding="utf-8")
+    (p.root / "tool.py").write_text("x = 1\n", encoding="utf-8")
+    subprocess.run(["git", "add", "-A"], cwd=p.root, check=True)
+    env = {**os.environ, "PRE_COMMIT_HOME": str(pre_commit_home)}
+
+    def hook(changed: str) -> subprocess.CompletedProcess[str]:
+        cmd = ["pre-commit", "try-repo", str(ROOT), "skillcite-check", "--files", changed]
+        return subprocess.run(cmd, cwd=p.root, capture_output=True, text=True, env=env, timeout=600, check=False)
+
+    ran = hook(".skillcite-baseline.json")
+    assert ran.returncode == 1 and "Failed" in ran.stdout and " SC30" in ran.stdout, ran.stdout
+    skipped = hook("tool.py")
+    assert skipped.returncode == 0 and "Skipped" in skipped.stdout, skipped.stdout
+
+
+def sarif_recipe_problems(block: str) -> list[str]:
+    """What keeps a SARIF upload recipe from showing findings: no write permission, or an upload skipped on failure."""
+    job = next(iter(yaml.safe_load(block)["jobs"].values()))
+    problems = []
+    if (job.get("permissions") or {}).get("security-events") != "write":
+        problems.append("no security-events: write")
+    upload = next(s for s in job["steps"] if "upload-sarif" in s.get("uses", ""))
+    if not any(word in str(upload.get("if", "")) for word in ("always()", "!cancelled()", "failure()")):
+        problems.append("upload runs only when the check passed")
+    return problems
+
+
+def test_sarif_recipe_uploads_findings_when_the_check_fails() -> None:
+    text = (ROOT / "docs/adopting.md").read_text(encoding="utf-8")
+    block = next(b for b in re.findall(r"```yaml\n(.*?)```", text, re.S) if "upload-sarif" in b)
+    assert sarif_recipe_problems(block) == []
+    bare = re.sub(r"\n *permissions:\n( +[a-z-]+: \w+.*\n)+", "\n", block)
+    bare = re.sub(r"\n *if: .*", "", bare)
+    assert sarif_recipe_problems(bare) == ["no security-events: write", "upload runs only when the check passed"]

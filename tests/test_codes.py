@@ -62,6 +62,14 @@ def _reviewed(pkg: Package, old: str, new: str) -> None:
     accept(ws, found, "A Reviewer <r@example.org>", bulk=False)
 
 
+def _baseline(pkg: Package, findings: list[dict[str, str]]) -> None:
+    """The settings name a baseline file holding ``findings``."""
+    import json
+
+    pkg.write(".skillcite-baseline.json", json.dumps({"skillcite_baseline": 1, "findings": findings}, indent=1) + "\n")
+    pkg.write("pyproject.toml", '[tool.skillcite]\nevidence = "docs/evidence"\nbaseline = ".skillcite-baseline.json"\n')
+
+
 Mutation = Callable[[Package], None]
 
 
@@ -105,6 +113,14 @@ CASES: dict[str, tuple[Mutation, Mutation]] = {
     "SC004": (
         lambda p: _unlistable_folder(p, "notes"),
         lambda p: _unlistable_folder(p, ".hidden"),  # hidden folders are never walked, so never listed
+    ),
+    "SC005": (
+        lambda p: _append(p, "\n<!-- skillcite: ignore SC304 -->\n\nA paragraph of our own.\n"),
+        lambda p: _append(p, "\n<!-- skillcite: ignore SC304 -->\n\n> An unsourced saying.\n"),
+    ),
+    "SC006": (
+        lambda p: _baseline(p, [{"code": "SC304", "path": "SKILL.md", "subject": "A saying fixed since.", "message": ""}]),
+        lambda p: _baseline(p, []),
     ),
     "SC009": (
         lambda p: _append(p, "\n<!-- skillcite: ignore SC30 SC999 -->\n\n> An unsourced saying.\n"),

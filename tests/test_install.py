@@ -396,3 +396,30 @@ def test_uninstall_needs_a_package_or_a_name(tmp_path: Path) -> None:
     r = run("uninstall", str(tmp_path / "nope"), "--dest", str(tmp_path))
     assert r.exit_code == 2
     assert r.stderr == f"skillcite: error: {tmp_path / 'nope'}: no such directory (pass --name to uninstall without the package)\n"
+
+
+def test_verify_outside_any_package_refuses_at_once(tree: Package, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run from a folder that is no package (a home folder, /tmp): one line, exit 2, no walk of the folder."""
+    dest = tmp_path / "skills"
+    assert run("install", str(tree.root), "--dest", str(dest)).exit_code == 0
+    monkeypatch.chdir(tmp_path)  # holds the package two levels down, and the skills folder
+    line = (
+        f"skillcite: error: {tmp_path}: not inside a skill package (no SKILL.md here, no pyproject.toml with [tool.skillcite] "
+        "or git work tree here or above); run it from the package, or name the package folder"
+    )
+    for args, tail in (
+        (["install", "--dest", str(dest), "--verify"], "\n"),
+        (["install", "--dest", str(dest)], "\n"),
+        (["bundle"], "\n"),
+        (["uninstall", "--dest", str(dest)], " (pass --name to uninstall without the package)\n"),
+    ):
+        r = run(*args)
+        assert r.exit_code == 2, (args, r.output)
+        assert r.stderr == line + tail
+        assert r.stdout == ""
+    named = run("install", "src", "--dest", str(dest), "--verify")
+    assert named.exit_code == 0, named.output
+    monkeypatch.chdir(tree.root / "rl")  # inside the package: found above the current folder
+    inside = run("install", "--dest", str(dest), "--verify")
+    assert inside.exit_code == 0, inside.output
+    assert inside.stdout == f"checked: pkg, pkg-pinn, pkg-rl in {dest} pass skillcite check --strict (quotes, links, names)\n"

@@ -235,6 +235,9 @@ def root(tmp_path: Path) -> Root:
     return Root(tmp_path / "pkg")
 
 
+# The line a run that fetched and compared no source ends with (exit 1).
+NOTHING_VERIFIED = "skillcite: error: no source could be verified"
+
 FAST = ["--delay", "0", "--backoff", "0.01", "--max-wait", "0.05", "--retries", "2", "--timeout", str(TIMEOUT)]
 
 
@@ -294,7 +297,7 @@ def test_403_cannot_verify_and_is_not_retried(server: Server, root: Root) -> Non
     root.add("locked", evidence(server.url("/403"), P1))
     before = server.hits["/403"]
     code, rows, out = run(root)
-    assert code == 0, out
+    assert code == 1 and NOTHING_VERIFIED in out, out  # nothing compared: exit 1 (issue 29)
     assert rows["locked"] == ("cannot verify", "HTTP 403 Forbidden")
     assert server.hits["/403"] - before == 1
 
@@ -349,7 +352,7 @@ def test_temporary_redirect_is_followed_and_reported(server: Server, root: Root)
 def test_slow_response_times_out_as_cannot_verify(server: Server, root: Root) -> None:
     root.add("slow", evidence(server.url("/slow"), P1))
     code, rows, out = run(root, "--retries", "1")
-    assert code == 0, out
+    assert code == 1 and NOTHING_VERIFIED in out, out  # nothing compared: exit 1 (issue 29)
     status, detail = rows["slow"]
     assert status == "cannot verify"
     assert detail.startswith(f"timed out ({TIMEOUT:g} s)") and "after 2 attempts" in detail
@@ -360,7 +363,7 @@ def test_slow_response_times_out_as_cannot_verify(server: Server, root: Root) ->
 def test_body_over_the_size_cap_is_cannot_verify(server: Server, root: Root, path: str) -> None:
     root.add("huge", evidence(server.url(path), P1))
     code, rows, out = run(root, "--max-bytes", "4096")
-    assert code == 0, out
+    assert code == 1 and NOTHING_VERIFIED in out, out  # nothing compared: exit 1 (issue 29)
     status, detail = rows["huge"]
     assert status == "cannot verify"
     assert "body too large" in detail and "4,096-byte cap" in detail
@@ -401,7 +404,7 @@ def test_non_utf8_page_is_decoded_from_the_header(server: Server, root: Root, pa
 def test_pdf_is_cannot_verify_not_changed(server: Server, root: Root) -> None:
     root.add("slides", evidence(server.url("/pdf"), P1))
     code, rows, out = run(root)
-    assert code == 0, out
+    assert code == 1 and NOTHING_VERIFIED in out, out  # nothing compared: exit 1 (issue 29)
     assert rows["slides"] == ("cannot verify", "application/pdf is not HTML or plain text; no text extraction for it")
 
 
@@ -411,7 +414,7 @@ def test_non_http_scheme_and_redirect_to_it_are_per_source_errors(server: Server
     root.add("loop", evidence(server.url("/loop"), P1))
     root.add("bad", evidence("http://[::1/x", P1))
     code, rows, out = run(root)
-    assert code == 0, out
+    assert code == 1 and NOTHING_VERIFIED in out, out  # nothing compared: exit 1 (issue 29)
     assert rows["ftp"][0] == "cannot verify" and "unsupported URL scheme ftp:" in rows["ftp"][1]
     assert rows["hop"][0] == "cannot verify" and "only http and https" in rows["hop"][1]
     assert rows["loop"][0] == "cannot verify" and "more than 10 redirects" in rows["loop"][1]
@@ -425,14 +428,14 @@ def test_connection_refused_is_cannot_verify(root: Root) -> None:
     sock.close()  # nothing listens there now
     root.add("down", evidence(f"http://127.0.0.1:{port}/x", P1))
     code, rows, out = run(root, "--retries", "0")
-    assert code == 0, out
+    assert code == 1 and NOTHING_VERIFIED in out, out  # nothing compared: exit 1 (issue 29)
     assert rows["down"][0] == "cannot verify" and "connection error" in rows["down"][1]
 
 
 def test_notes_are_fetched_but_not_compared(server: Server, root: Root) -> None:
     root.add("mine", evidence(server.url("/page"), "Our own summary, not in the page.", kind="notes"))
     code, rows, out = run(root)
-    assert code == 0, out
+    assert code == 1 and NOTHING_VERIFIED in out, out  # nothing compared: exit 1 (issue 29)
     assert rows["mine"][0] == "cannot verify" and "passages are not upstream text" in rows["mine"][1]
 
 
@@ -676,7 +679,7 @@ def test_min_score_accepts_near_matches(server: Server, root: Root) -> None:
 def test_missing_source_is_cannot_verify(root: Root) -> None:
     root.add("nosrc", evidence("https://x.invalid/", P1).replace("source: https://x.invalid/\n", ""))
     code, rows, _ = run(root)
-    assert code == 0 and rows["nosrc"] == ("cannot verify", "no source: URL in the front matter")
+    assert code == 1 and rows["nosrc"] == ("cannot verify", "no source: URL in the front matter")
 
 
 # --- import hygiene and missing extras --------------------------------------------
@@ -796,3 +799,14 @@ def test_refresh_write_on_this_repository_moves_no_anchor(server: Server, tmp_pa
     assert _anchors(after) == _anchors(before) and len(_anchors(after)) > 300
     strict = CliRunner().invoke(main, ["check", str(copy), "--strict"])
     assert strict.exit_code == 0 and " 0 errors, 0 warnings" in strict.output
+
+
+def test_nothing_verified_exits_1_and_one_verified_source_is_enough(server: Server, root: Root) -> None:
+    root.add("locked", evidence(server.url("/403"), P1))
+    code, rows, out = run(root)
+    assert code == 1 and rows["locked"][0] == "cannot verify", out
+    assert out.splitlines()[-1] == "skillcite: error: no source could be verified (1 source, none fetched and compared)"
+    root.add("post", evidence(server.url("/page"), P1, P3))
+    code, rows, out = run(root)
+    assert code == 0 and rows == {"locked": rows["locked"], "post": ("ok", "2 passages found")}, out
+    assert NOTHING_VERIFIED not in out

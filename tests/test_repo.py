@@ -75,3 +75,17 @@ def test_plugin_manifests_point_at_real_skills() -> None:
         assert (ROOT / rel / "SKILL.md").is_file(), rel
     market = json.loads((ROOT / ".claude-plugin/marketplace.json").read_text())
     assert [p["name"] for p in market["plugins"]] == ["ml-debug"]
+
+
+def test_readme_ci_and_skip_messages_install_the_same_cpu_torch() -> None:
+    """README's torch command, .ci/run's torch step and the tests' skip messages name one pin and the CPU-only index."""
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    command = re.search(r"`(pip install torch==[^`]*)`", readme).group(1)
+    assert command == "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu"
+    ci = (ROOT / ".ci/run").read_text()
+    pin, index = command.split()[2], command.split()[-1]
+    assert f'step "torch" pip install --quiet "${{torch_from[@]}}" {pin}\n' in ci
+    assert f"torch_cpu_index={index}\n" in ci and 'torch_from=(--extra-index-url "$torch_cpu_index")' in ci
+    for test in ("test_bugzoo.py", "test_checks_devices.py", "test_zoo_coverage.py", "test_diagnostics_behaviour.py"):
+        text = " ".join((ROOT / "tests" / test).read_text().replace('"\n    "', "").split())
+        assert command.removeprefix("pip install ") in text, test

@@ -21,13 +21,13 @@ MUST_FAIL = [
     ("Use 1e-4*3 as the rate.", "Use 1e-43 as the rate", ALTERED),
     ("Use 2\\*3 as the scale.", "Use 23 as the scale", ALTERED),
     ("Set x_1 to zero.", "Set x1 to zero", ALTERED),
-    ("Call `fns[0](x)` first.", "Call fns0 first", NOTFOUND),
+    ("Call `fns[0](x)` first.", "Call fns0 first", ALTERED),  # one word of a short quote changed: altered (issue 29)
     # More of our own.
     ("Set x<sub>1</sub> to zero.", "Set x1 to zero", ALTERED),
     ("It took 10⁶ steps.", "It took 10 6 steps", ALTERED),
     ("Use `a*b*c` here.", "Use abc here", ALTERED),
     ("Use `snake_case_name` here.", "Use snakecasename here", ALTERED),
-    ("The term ~~old~~ stays.", "The term old stays", NOTFOUND),
+    ("The term ~~old~~ stays.", "The term old stays", ALTERED),  # one word of a short quote changed: altered (issue 29)
     ("Raise it to 2^10 now.", "Raise it to 210 now", ALTERED),
     ("Write H<sub>2</sub>O.", "Write H2O", ALTERED),
     ("Keep [0](x) as text.", "Keep 0 as text", V),  # the parser reads a link here: its text is kept

@@ -73,7 +73,8 @@ def load_baseline(path: Path) -> Baseline:
 def write_baseline(path: Path, diagnostics: list[Diagnostic]) -> int:
     """Write every finding of ``diagnostics`` as accepted; return how many."""
     entries = sorted(
-        ({"code": d.code, "path": d.path, "subject": d.subject, "message": d.message} for d in diagnostics),
+        # A baseline never accepts its own stale entries (SC006): rewriting it drops them.
+        ({"code": d.code, "path": d.path, "subject": d.subject, "message": d.message} for d in diagnostics if d.code != "SC006"),
         key=lambda e: (e["path"], e["code"], e["subject"], e["message"]),
     )
     text = json.dumps({"skillcite_baseline": FORMAT, "findings": entries}, indent=1, ensure_ascii=False) + "\n"

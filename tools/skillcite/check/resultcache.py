@@ -199,12 +199,12 @@ class _Skip:
         """True when the folder at the absolute ``path`` (under the top) is left out."""
         if not self.globs:
             return False
-        from ..core.globs import glob_match
+        from ..core.globs import covers_folder
 
         rel = os.path.relpath(path, self.top).replace(os.sep, "/")
         if any(f in (rel, ".") or f.startswith(rel + "/") or rel.startswith(f + "/") for f in self.keep):
             return False  # a folder to walk is, holds or lies around this one
-        return any(glob_match(rel + "/x", g) for g in self.globs)
+        return any(covers_folder(rel, g) for g in self.globs)
 
     def covers(self, path: str) -> bool:
         """True when the snapshot walked the folder holding the absolute ``path`` (under the top)."""
@@ -448,6 +448,12 @@ def probes(report: Report, config: Config) -> tuple[tuple[str, str], ...] | None
                 return None
             if _inside(full, tops[0]) and full not in found and not leave.covers(full):
                 found[full] = content_digest(full).hex()
+    if config.baseline:  # read for SC006 (stale entries)
+        full = os.path.normpath(os.path.join(os.path.abspath(root), config.baseline))
+        if not inside(full):
+            return None
+        if not leave.covers(full):
+            found[full] = content_digest(full).hex()
     return tuple(sorted(found.items()))
 
 

@@ -9,6 +9,7 @@ from ..core.diagnostics import Diagnostic, matches_prefix
 from .report import QuoteOutcome, Report
 from .rules import all_rules
 from .rules.quotes import quote_outcomes
+from .rules.suppressions import policy_findings
 from .suppress import find_suppressions, is_suppressed
 from .workspace import Workspace
 
@@ -19,15 +20,19 @@ def run_rules(ws: Workspace) -> Report:
     Findings the package itself switched off, with an inline suppression
     comment or ``per_file_ignores``, are left out and counted in
     :attr:`Report.suppressed`: they are the package's declared policy, so
-    ``fix`` and ``install`` see the same findings as ``check``.
+    ``fix`` and ``install`` see the same findings as ``check``. Then the
+    findings about that policy: suppressions that suppress nothing (SC005)
+    and entries of the settings' baseline that no finding has (SC006).
     """
     diagnostics: list[Diagnostic] = []
     for rule in all_rules():
         diagnostics.extend(rule.run(ws))
     kept = [d for d in diagnostics if not _switched_off(ws, d)]
+    suppressed = len(diagnostics) - len(kept)
+    kept.extend(policy_findings(ws, diagnostics, kept))  # SC005, SC006: about the others, so after them
     kept.sort(key=Diagnostic.sort_key)
     report = Report(ws.root, kept, ws.checked_documents(), ws.evidence, quote_outcomes(ws))
-    report.suppressed = len(diagnostics) - len(kept)
+    report.suppressed = suppressed
     return report
 
 

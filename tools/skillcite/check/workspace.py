@@ -18,7 +18,7 @@ from typing import TypeVar, cast
 from urllib.parse import unquote
 
 from ..core.config import Config, gitignore_globs, is_markdown_name, load_config, markdown_alias
-from ..core.globs import glob_match
+from ..core.globs import covers_folder, glob_match
 from ..core.paths import unsafe_entry
 from ..core.shown import shown
 from ..core.textio import (
@@ -142,9 +142,9 @@ class Workspace:
             keep = []
             for d in sorted(dirnames):
                 rel = self.rel(base / d)
-                if resolve(base / d) in self._evidence_set or self.config.is_excluded(rel + "/x"):
+                if resolve(base / d) in self._evidence_set or self.config.excludes_folder(rel):
                     continue
-                if os.path.isfile(base / d / "pyvenv.cfg") or d == "site-packages" or any(glob_match(rel + "/x", g) for g in self._gitignored):
+                if os.path.isfile(base / d / "pyvenv.cfg") or d == "site-packages" or any(covers_folder(rel, g) for g in self._gitignored):
                     continue  # a virtual environment, installed packages, or what .gitignore leaves out
                 if os.path.islink(base / d) and self._refused(base / d, rel):
                     continue  # os.walk would not descend it; install would copy it

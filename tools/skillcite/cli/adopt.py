@@ -8,11 +8,11 @@ from pathlib import Path
 import click
 
 from ..core.textio import InputError
-from .app import CONTEXT, fail, package_root
+from .app import CONTEXT, fail, package_root, root_argument
 
 
 @click.command(context_settings=CONTEXT)
-@click.argument("root", required=False, type=click.Path(path_type=Path, file_okay=False))
+@root_argument(file_okay=False)
 @click.option("--dry-run", is_flag=True, help="Print the table and the reasons; write nothing.")
 @click.option("--force", is_flag=True, help="Replace an existing [tool.skillcite] table.")
 def init(root: Path | None, dry_run: bool, force: bool) -> None:

@@ -9,9 +9,11 @@ one line asking for a bug report and exit status 3.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -117,6 +119,39 @@ def main() -> None:
     """
 
 
+# Every command names its package root the same way: --root PATH. Commands
+# whose one argument was the root keep taking it there too.
+ROOT_OPTION = click.option(
+    "--root", "root_option", type=click.Path(path_type=Path, file_okay=False),
+    help="Package root (default: the nearest folder above with [tool.skillcite], else the git work tree, else the current folder).",
+)
+
+
+def one_root(root: Path | None, root_option: Path | None) -> Path | None:
+    """The root a command line names, as its argument or as --root (both: they must agree)."""
+    if root is not None and root_option is not None and root.resolve() != root_option.resolve():
+        fail(f"two roots: {shown(str(root))} and --root {shown(str(root_option))}")
+    return root if root is not None else root_option
+
+
+def root_argument(file_okay: bool = True) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The package root of a command, as its argument ``ROOT`` or as ``--root`` (the form every command takes).
+
+    The command function receives one ``root`` (None when neither is given);
+    both given and different is a usage error.
+    """
+
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(func)
+        def wrapper(*args: Any, root: Path | None = None, root_option: Path | None = None, **kwargs: Any) -> Any:
+            return func(*args, root=one_root(root, root_option), **kwargs)
+
+        with_option = ROOT_OPTION(wrapper)
+        return click.argument("root", required=False, type=click.Path(path_type=Path, file_okay=file_okay))(with_option)
+
+    return decorate
+
+
 def package_root(root: Path | None) -> Path:
     """``root`` as given, or the root found from the current folder (said on stderr when elsewhere)."""
     from .checkrun import package_root as find
@@ -125,7 +160,8 @@ def package_root(root: Path | None) -> Path:
 
 
 @main.command(context_settings=CONTEXT)
-@click.argument("root", required=False, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@ROOT_OPTION
 @click.option("--strict", is_flag=True, default=None, help="Treat warnings as errors (also: strict = true).")
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json", "github", "sarif"]), default="text", show_default=True,
@@ -137,12 +173,15 @@ def package_root(root: Path | None) -> Path:
 @click.option("--write-baseline", type=click.Path(path_type=Path, dir_okay=False), help="Accept every current finding: write them to this file and exit 0.")
 @click.option("--no-cache", is_flag=True, help="Parse everything afresh (also: SKILLCITE_NO_CACHE=1).")
 def check(
-    root: Path | None, strict: bool | None, fmt: str, select: str | None, ignore: str | None,
+    paths: tuple[Path, ...], root_option: Path | None, strict: bool | None, fmt: str, select: str | None, ignore: str | None,
     baseline: Path | None, write_baseline: Path | None, no_cache: bool,
 ) -> None:
-    """Check quotes, footnotes, evidence, links and skill front matter under ROOT.
+    """Check quotes, footnotes, evidence, links and skill front matter of a package.
 
-    Without ROOT, the package root is the nearest folder above with a
+    PATHS is the package root (a folder, as --root), or files: then the
+    package that holds them is checked whole (a quote depends on its
+    evidence) and only the findings in those files are reported. Without
+    either, the package root is the nearest folder above with a
     [tool.skillcite] table in pyproject.toml, else the top of the git work
     tree, else the current folder. Settings in [tool.skillcite] (select,
     ignore, strict, baseline) apply unless an option overrides them.
@@ -151,8 +190,9 @@ def check(
     Examples:
       skillcite check
       skillcite check --strict --format github
+      skillcite check SKILL.md refs/sweeps.md
       skillcite check --write-baseline .skillcite-baseline.json
-      skillcite check docs-site --select SC3 --format json
+      skillcite check --root docs-site --select SC3 --format json
     """
     from ..check.baseline import write_baseline as save_baseline
     from ..check.cache import enabled
@@ -161,7 +201,9 @@ def check(
     from ..core.config import load_config
     from .checkrun import output_options, run_check
 
-    root = package_root(root)
+    root, files = _root_and_files(paths, root_option)
+    if files and write_baseline is not None:
+        fail("--write-baseline records the whole package: give no FILE")
     config = load_config(root) if root.is_dir() else None
     if config is None:  # the workspace names the problem (missing, not a folder)
         from ..check.workspace import Workspace
@@ -179,9 +221,45 @@ def check(
     for name, value in (("select", select), ("ignore", ignore), ("baseline", baseline)):
         if value is not None:
             given[name] = str(value)
-    text, status = run_check(root, config, output_options(given), use_cache=enabled() and not no_cache)
+    if files:  # the whole package is checked, the given files' findings shown (never stored as the package's output)
+        from .checkrun import render_check
+
+        summary, _ = check_summary(root, config, use_cache=enabled() and not no_cache)
+        text, status, _ = render_check(root, config, summary, output_options(given), only=files)
+    else:
+        text, status = run_check(root, config, output_options(given), use_cache=enabled() and not no_cache)
     click.echo(text)
     sys.exit(status)
+
+
+def _root_and_files(paths: tuple[Path, ...], root_option: Path | None) -> tuple[Path, frozenset[str]]:
+    """The package root and the files (relative to it, ``/``-separated) whose findings ``check`` shows; none: all.
+
+    One folder is the root (as ``--root``); files are checked within the
+    package found above the first of them (or ``--root``), and must lie in it.
+    """
+    if len(paths) == 1 and not paths[0].exists() and paths[0].name.lower().endswith((".md", ".markdown", ".mdx", ".json")):
+        fail(f"{shown(str(paths[0]))}: no such file")
+    if len(paths) == 1 and not paths[0].is_file():
+        if root_option is not None and root_option.resolve() != paths[0].resolve():
+            fail(f"two roots: {shown(str(paths[0]))} and --root {shown(str(root_option))}")
+        return package_root(paths[0]), frozenset()
+    if not paths:
+        return package_root(root_option), frozenset()
+    for p in paths:
+        if not p.is_file():
+            fail(f"{shown(str(p))}: {'no such file' if not p.exists() else 'a folder among files: give one folder (the root) or files'}")
+    from ..core.config import find_root
+
+    root = root_option if root_option is not None else find_root(paths[0].resolve().parent)[0]
+    top = root.resolve()
+    rels = []
+    for p in paths:
+        try:
+            rels.append(p.resolve().relative_to(top).as_posix())
+        except ValueError:
+            fail(f"{shown(str(p))}: not inside the package at {shown(str(root))}")
+    return root, frozenset(rels)
 
 
 @main.command(context_settings=CONTEXT)
@@ -222,7 +300,7 @@ def lock(files: tuple[Path, ...], root: Path | None, check_only: bool) -> None:
 
 
 @main.command(context_settings=CONTEXT)
-@click.argument("root", required=False, type=click.Path(path_type=Path))
+@root_argument()
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def stats(root: Path | None, fmt: str) -> None:
     """Sources, quotes, words and estimated tokens per file.
@@ -243,7 +321,7 @@ def stats(root: Path | None, fmt: str) -> None:
 
 
 @main.command(context_settings=CONTEXT)
-@click.argument("root", required=False, type=click.Path(path_type=Path))
+@root_argument()
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff of what would be written, and write nothing.")
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 if anything would change.")
 @click.option("--from", "base", metavar="REV", help="Carry anchors from each evidence file as it was at this git revision.")

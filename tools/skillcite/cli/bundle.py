@@ -8,11 +8,11 @@ import click
 
 from ..core.textio import InputError, atomic_write
 from ..deliver.bundle import BundleError, build_bundle
-from .app import CONTEXT, fail
+from .app import CONTEXT, fail, root_argument
 
 
 @click.command(context_settings=CONTEXT)
-@click.argument("root", required=False, type=click.Path(path_type=Path))
+@root_argument()
 @click.option(
     "--include",
     "includes",

@@ -55,8 +55,12 @@ def found_root(say: Callable[[str], None], memo: TableMemo | None = None) -> str
     return found
 
 
-def render_check(root: Path, config: Config, summary: Summary, options: dict[str, str | bool | None]) -> tuple[str, int, Path | None]:
+def render_check(
+    root: Path, config: Config, summary: Summary, options: dict[str, str | bool | None], only: frozenset[str] = frozenset()
+) -> tuple[str, int, Path | None]:
     """What ``check`` prints for ``summary`` under the reporting options, its exit status, and the baseline file used.
+
+    ``only``: relative paths whose findings alone are shown and counted (``check FILE ...``); empty: all.
 
     Raises :class:`~skillcite.core.errors.UsageError` for codes that match
     nothing and :class:`~skillcite.core.textio.InputError` for a bad baseline.
@@ -76,7 +80,12 @@ def render_check(root: Path, config: Config, summary: Summary, options: dict[str
         strict=bool(options.get("strict")),
         baseline=Path(baseline) if isinstance(baseline, str) else None,
     )
-    diagnostics, accepted = apply(summary.diagnostics, chosen)
+    found = summary.diagnostics
+    if config.baseline and (chosen.baseline is None or chosen.baseline.resolve() != (root / config.baseline).resolve()):
+        found = [d for d in found if d.code != "SC006"]  # stale entries of a baseline this run does not use
+    diagnostics, accepted = apply(found, chosen)
+    if only:
+        diagnostics = [d for d in diagnostics if d.path in only]
     summary.accepted = accepted
     text = RENDERERS[str(options.get("fmt", "text"))](summary, diagnostics)
     status = 1 if any(d.severity is Severity.ERROR for d in diagnostics) else 0

@@ -3,7 +3,7 @@
 ``skillcite check`` of a package whose inputs did not change since the last
 check prints the stored result (:mod:`skillcite.check.resultcache`). That is
 worth doing only if start-up stays small, so this module imports neither
-click nor the parser: it recognises the plain forms of ``check`` (a root,
+click nor the parser: it recognises the plain forms of ``check`` (a root or ``--root``,
 ``--strict``, ``--format``, ``--select``, ``--ignore``, ``--baseline``), and
 when the result is stored, prints it exactly as the click command would.
 On a miss it runs the check itself (:func:`try_plain_check`), still without
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 FORMATS = ("text", "json", "github")
-_VALUED = {"--format": "fmt", "--select": "select", "--ignore": "ignore", "--baseline": "baseline"}
+_VALUED = {"--format": "fmt", "--select": "select", "--ignore": "ignore", "--baseline": "baseline", "--root": "root"}
 
 
 def run() -> None:

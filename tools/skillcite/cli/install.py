@@ -10,7 +10,7 @@ import click
 from ..core.textio import InputError
 from ..deliver.install import AGENT_FOLDERS, InstallPlan, check_destination, install_plan, plan_installs, skills_folder, verify_tree, write_tree
 from ..deliver.uninstall import package_name, plan_removal, remove_folder
-from .app import CONTEXT, fail
+from .app import CONTEXT, fail, root_argument
 
 SCOPE = click.option("--scope", type=click.Choice(["user", "project"]), default="user", show_default=True, help="Your home folder, or the current folder.")
 AGENT = click.option(
@@ -24,7 +24,7 @@ DEST = click.option("--dest", type=click.Path(path_type=Path, file_okay=False), 
 
 
 @click.command(context_settings=CONTEXT)
-@click.argument("root", required=False, type=click.Path(path_type=Path))
+@root_argument()
 @SCOPE
 @AGENT
 @DEST
@@ -39,7 +39,7 @@ def install(root: Path | None, scope: str, agent: str, dest: Path | None, force:
     ml-debug-rl and ml-debug-pinn, with names and relative links rewritten.
     In a collection (skills/<name>/SKILL.md) every skill installs, or the one
     ROOT names; ROOT defaults to the skill or repository holding the current
-    folder. Every link is checked before the tree is moved into place. An
+    folder (outside any package, name it). Every link is checked before the tree is moved into place. An
     earlier, unedited install of the same package is updated; anything else
     in the way needs --force. A skill links to its siblings and shares their
     evidence, so an installed copy is checked side by side with them:
@@ -114,7 +114,7 @@ def _install_one(plan: InstallPlan, force: bool, dry_run: bool) -> None:
 
 
 @click.command(context_settings=CONTEXT)
-@click.argument("root", required=False, type=click.Path(path_type=Path))
+@root_argument()
 @SCOPE
 @AGENT
 @DEST

@@ -17,6 +17,7 @@ from ..refresh.fetch import DEFAULT_MAX_BYTES, FetchConfig
 from ..refresh.record import record_path
 from ..refresh.runner import (
     FAILING,
+    WRITABLE,
     SourceReport,
     evidence_files,
     evidence_folders,
@@ -25,12 +26,12 @@ from ..refresh.runner import (
     render_table,
     require_fetchers,
 )
-from .app import CONTEXT
+from .app import CONTEXT, package_root
 
 
 @click.command(context_settings=CONTEXT)
 @click.argument("ids", nargs=-1)
-@click.option("--root", default=".", type=click.Path(path_type=Path), help="Package root.")
+@click.option("--root", type=click.Path(path_type=Path, file_okay=False), help="Package root (default: found as for check).")
 @click.option("--write", is_flag=True, help="Record the date, status and upstream SHA-256 of fetched sources in <evidence>/refresh.json.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=20.0, show_default=True, help="Connect and read timeout, seconds.")
 @click.option("--jobs", type=click.IntRange(min=1), default=4, show_default=True, help="Parallel fetches.")
@@ -43,7 +44,7 @@ from .app import CONTEXT
 @click.option("--no-cache", is_flag=True, help="No conditional requests, no cache writes.")
 @click.option("-v", "--verbose", is_flag=True, help="Show a word diff for each passage not found.")
 def refresh(
-    ids: tuple[str, ...], root: Path, write: bool, timeout: float, jobs: int, delay: float, retries: int,
+    ids: tuple[str, ...], root: Path | None, write: bool, timeout: float, jobs: int, delay: float, retries: int,
     backoff: float, max_wait: float, max_bytes: int, min_score: float, no_cache: bool, verbose: bool,
 ) -> None:
     """Re-fetch each evidence source and report whether its passages are still there.
@@ -51,7 +52,8 @@ def refresh(
     IDS are evidence file names without .md (default: all). Status per source:
     ok, changed (passages not found, with line and score), moved (permanent
     redirect), cannot verify (401/403/429/5xx, timeout, size cap, ...), gone
-    (404/410). Exit 1 when a source is changed or gone. Needs the extra:
+    (404/410). Exit 1 when a source is changed or gone, or when none could be
+    verified (all cannot verify). Needs the extra:
     pip install requests trafilatura (skillcite's refresh extra). HTTP cache: $SKILLCITE_CACHE_DIR, else
     $XDG_CACHE_HOME/skillcite or ~/.cache/skillcite.
 
@@ -62,6 +64,7 @@ def refresh(
       skillcite refresh --jobs 8 --timeout 10 -v
     """
     require_fetchers()
+    root = package_root(root)
     config = FetchConfig(
         timeout=timeout, retries=retries, backoff=backoff, max_wait=max_wait, max_bytes=max_bytes, host_delay=delay
     )
@@ -86,6 +89,12 @@ def refresh(
         click.echo(f"skillcite: error: {message}", err=True)
     if write_errors:
         sys.exit(2)
+    if not any(r.status in WRITABLE for r in reports):
+        # Every source unreachable (no network, all blocked) or none at all: a run
+        # that compared nothing must not read as a pass.
+        n = len(reports)
+        click.echo(f"skillcite: error: no source could be verified ({n} source{'s' * (n != 1)}, none fetched and compared)", err=True)
+        sys.exit(1)
     sys.exit(1 if any(r.status in FAILING for r in reports) else 0)
 
 

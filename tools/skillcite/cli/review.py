@@ -8,11 +8,11 @@ from pathlib import Path
 import click
 
 from ..check.workspace import Workspace
-from .app import CONTEXT, fail, package_root
+from .app import CONTEXT, fail, package_root, root_argument
 
 
 @click.command(context_settings=CONTEXT)
-@click.argument("root", required=False, type=click.Path(path_type=Path))
+@root_argument()
 @click.option("--accept", "accept_ids", metavar="ID", multiple=True, help="Record the quote with this ID as reviewed (repeatable).")
 @click.option("--accept-all", is_flag=True, help="Record every current departure as accepted in bulk, listing each; quotes with a reviewer's warning are refused.")
 @click.option("--include-warnings", is_flag=True, help="With --accept-all: accept quotes with a reviewer's warning (SC310-SC312) too.")

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from .globs import glob_match
+from .globs import covers_folder, glob_match
 from .shown import shown
 from .textio import InputError
 
@@ -24,8 +24,9 @@ class Config:
     * ``evidence``: the folder of excerpt caches, or a list of folders,
       relative to the root. Left unset, ``docs/evidence`` and each
       sub-skill's own ``<sub-skill>/docs/evidence`` that exists.
-    * ``include`` / ``exclude``: globs (relative, ``/``-separated) choosing
-      the Markdown files to check; evidence folders are never parsed as
+    * ``include`` / ``exclude``: globs (relative to the root, ``/``-separated,
+      gitignore-style: ``*`` stays within a folder, ``**`` crosses folders;
+      :mod:`.globs`) choosing the Markdown files to check; evidence folders are never parsed as
       documents, hidden folders never walked.
     * ``content``: globs of files held to the quote rules (a blockquote
       needs a source); other files (README, docs) may quote freely. By
@@ -78,6 +79,10 @@ class Config:
     def is_excluded(self, rel: str) -> bool:
         """True when ``rel`` matches a default or configured exclusion."""
         return any(glob_match(rel, g) for g in (*DEFAULT_EXCLUDE, *self.exclude))
+
+    def excludes_folder(self, rel: str) -> bool:
+        """True when an exclusion covers every path under the folder ``rel``, so a walk need not enter it."""
+        return any(covers_folder(rel, g) for g in (*DEFAULT_EXCLUDE, *self.exclude))
 
     def is_included(self, rel: str) -> bool:
         """True when ``rel`` matches an include glob."""

@@ -37,6 +37,8 @@ _ALL = [
         Code("SC002", _E, "Markdown nested too deep to parse"),
         Code("SC003", _E, "document front matter cannot be read or repeats a key"),
         Code("SC004", _E, "folder cannot be read"),
+        Code("SC005", _W, "inline suppression comment suppresses nothing"),
+        Code("SC006", _W, "baseline entry matches no finding"),
         Code("SC009", _E, "inline suppression comment names no known code or no block"),
         # Footnotes
         Code("SC101", _E, "footnote reference without a definition"),

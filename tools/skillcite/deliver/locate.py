@@ -56,11 +56,21 @@ def locate(root: Path | None) -> Located:
     Without ROOT, the topmost folder holding a ``SKILL.md`` between the
     current folder and the repository root is the skill (so any sub-folder
     of a skill works); with none, the repository's skills are all of them.
+    Without ROOT and outside any package (no ``SKILL.md`` in the current
+    folder, no ``[tool.skillcite]`` or git work tree at or above it), a
+    usage error at once, before any folder is walked.
     """
     start = (root if root is not None else Path.cwd()).resolve()
     if not start.is_dir():
         raise InputError(f"{root}: no such directory")
     repo, why = find_root(start)
+    if root is None and repo == start and why.startswith("current folder") and not (start / "SKILL.md").is_file():
+        # Not inside a package: searching the current folder (a home folder, /tmp)
+        # for skills would walk all of it, for minutes, and read other programs' files.
+        raise InputError(
+            f"{start}: not inside a skill package (no SKILL.md here, no pyproject.toml with [tool.skillcite] "
+            "or git work tree here or above); run it from the package, or name the package folder"
+        )
     if root is not None and (start / "SKILL.md").is_file() and repo != start and not why.startswith("nearest pyproject"):
         repo, why = start, "the folder named (no [tool.skillcite] above it)"  # a skill of its own, kept in a larger work tree
     config = load_config(repo)

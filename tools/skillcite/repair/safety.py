@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..check.matching import own_edit
 from ..check.report import Report
+from ..check.rules.suppressions import POLICY_CODES
 from ..core.diagnostics import Diagnostic, subject_text
 from ..core.textio import resolve
 from .context import FixContext, identity
@@ -36,14 +37,14 @@ class SafetyNet(FixContext):
         it only once it has its anchor; refusing would leave it stuck
         between the two.
         """
-        old = Counter(identity(d) for d in before.diagnostics)
+        old = Counter(identity(d) for d in before.diagnostics if d.code not in POLICY_CODES)
         kept = list(changes)
         self.plan.awaiting = []
         for _ in range(len({(c.path, c.group) for c in changes}) + 1):
             if not kept:
                 break
             after = self.check(kept)
-            now = Counter(identity(d) for d in after.diagnostics)
+            now = Counter(identity(d) for d in after.diagnostics if d.code not in POLICY_CODES)  # a fix may make a suppression or baseline entry stale
             extra = now - old
             traded = [d for d in after.diagnostics if extra[identity(d)] > 0 and _placed(d, old, now, after)]
             for d in traded:
