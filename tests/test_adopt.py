@@ -258,3 +258,63 @@ def test_read_header_stops_at_a_body_line_that_looks_like_a_key() -> None:
     header = read_header(text)
     assert header is not None and header.extra == {}
     assert (header.start, header.lines) == (1, 2)  # the Source: line only; the body's first line stays
+
+
+PAGE_CACHE = "Title: 2109.01050v2.pdf\n\nURL Source: https://arxiv.org/pdf/2109.01050\n\nNumber of Pages: 20\n\nMarkdown Content:\n# A paper\n\n> A line the paper quotes.\n"
+TITLE_SOURCE = "# Smith 2021 -- A paper\nSource: https://arxiv.org/abs/2001.04536\n\n> Another blockquote inside the cached paper.\n"
+
+
+def sub_skill_cache(tmp_path: Path) -> Path:
+    """A root skill with evidence cited by anchors, and a sub-skill whose cache nobody cites with anchors."""
+    root = tmp_path / "pkg"
+    (root / "docs/evidence/reports").mkdir(parents=True)
+    (root / "pinn/docs/evidence").mkdir(parents=True)
+    (root / "pinn/references").mkdir()
+    (root / "notes").mkdir()
+    (root / "docs/evidence/post.md").write_text(HEADER_EVIDENCE)
+    (root / "docs/evidence/reports/r.md").write_text("Source: https://example.org/r\nTitle: R\n\nA report line.\n")
+    (root / "SKILL.md").write_text("---\nname: pkg\ndescription: d\n---\n> Assume you have a bug.[^p]\n\nSee [pinn](pinn/SKILL.md).\n\n"
+                                   "[^p]: A. Author ([cache](docs/evidence/post.md): L9)\n\n"
+                                   "A report.[^r]\n\n[^r]: R ([cache](docs/evidence/reports/r.md): L4)\n")
+    (root / "pinn/SKILL.md").write_text("---\nname: pinn\ndescription: d\n---\nRead [the paper](docs/evidence/a.md) and [tips](references/tips.md).\n")
+    (root / "pinn/docs/evidence/a.md").write_text(PAGE_CACHE)
+    (root / "pinn/docs/evidence/b.md").write_text(TITLE_SOURCE)
+    (root / "pinn/references/tips.md").write_text("# Tips\n\nWritten by the skill's author.\n")
+    (root / "notes/n1.md").write_text("Source: https://example.org/n\nTitle: N\n\nA note.\n")
+    return root
+
+
+def test_init_decides_evidence_by_what_the_files_are(tmp_path: Path) -> None:
+    root = sub_skill_cache(tmp_path)
+    before = check(root)
+    plan = plan_init(root)
+    assert plan.evidence == ["docs/evidence", "pinn/docs/evidence"]
+    assert plan.content == ["SKILL.md", "pinn/**"]
+    assert plan.decisions == [
+        "skill files: SKILL.md, pinn/SKILL.md",
+        "left out pinn/references: named like an evidence folder, but only 0 of its 1 Markdown file(s) are cached sources"
+        " (front matter with source, or a Source:/URL Source: header); it stays content where a content glob covers it",
+        "left out notes: 1 of its 1 Markdown file(s) look like cached sources (notes/n1.md...), but the folder is not named evidence,"
+        " sources, references or cache and no footnote cites it with line anchors; add it to evidence if it is one",
+        "evidence folder docs/evidence/reports: inside docs/evidence, which is read at any depth (1 anchored citation(s) point into it)",
+        "evidence folder docs/evidence: 1 anchored citation(s) point into it",
+        "evidence folder pinn/docs/evidence: named evidence/ and 2 of its 2 Markdown file(s) are cached sources"
+        " (page-to-Markdown header; # Title + Source: header)",
+        "content (quote rules apply): SKILL.md, pinn/**: the 2 skill(s) and the 2 Markdown file(s) they link to, as globs, so files added later are covered too",
+        "evidence is never content: pinn/docs/evidence stay(s) evidence although a content glob covers it",
+    ]
+    CliRunner().invoke(main, ["init", str(root)])
+    after = check(root)
+    # The cached papers' own blockquotes are not skill text: init adds no SC304 (before: the pinn/** glob made each one a finding).
+    assert [d for d in after.diagnostics if d.code == "SC304"] == []
+    assert after.quotes_verified == before.quotes_verified == 1
+
+
+def test_init_without_named_folder_or_anchors_keeps_the_default(tmp_path: Path) -> None:
+    root = tmp_path / "pkg"
+    (root / "cache").mkdir(parents=True)
+    (root / "SKILL.md").write_text("---\nname: pkg\ndescription: d\n---\n# Pkg\n")
+    (root / "cache/own.md").write_text("# Own notes\n\nNo source header here.\n")
+    plan = plan_init(root)
+    assert plan.evidence == ["docs/evidence"]
+    assert "left out cache: named like an evidence folder, but only 0 of its 1 Markdown file(s) are cached sources" in plan.decisions[1]

@@ -18,9 +18,12 @@ from .app import CONTEXT, fail, package_root
 def init(root: Path | None, dry_run: bool, force: bool) -> None:
     """Write a [tool.skillcite] table fitted to the repository under ROOT.
 
-    Finds the SKILL.md files, the evidence folders that footnotes cite with
-    line anchors, and the Markdown files the skills link to; excludes test
-    fixtures and bundle output. Prints each decision and the table.
+    Finds the SKILL.md files, the evidence folders (those footnotes cite with
+    line anchors, and folders named evidence, sources, references or cache
+    whose files are cached sources by their front matter or header), and the
+    Markdown files the skills link to; excludes test fixtures and bundle
+    output. Prints each decision and the table, and every folder of cached
+    sources it leaves out, with the reason.
 
     \b
     Examples:
