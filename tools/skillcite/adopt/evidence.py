@@ -30,6 +30,7 @@ from ..core.edits import Edit, apply_edits
 from ..core.textio import BOM, TextFile, atomic_write, read_text, resolve
 from ..repair.lock import relock_text
 from .headers import KINDS, REQUIRED, read_header, render_front_matter
+from .provenance import TODO, license_todo, page_author, page_license, pdf_source
 
 _FRAGMENT = re.compile("#" + LINE_RANGE.pattern)  # where a #L12-L20 fragment sits in a link
 
@@ -118,9 +119,26 @@ def _convert(tf: TextFile, rel: str) -> tuple[str, Adopted]:
         result.inferred["kind"] = "assumed excerpt (use transcript or notes if it is one)"
     elif values["kind"] not in KINDS:
         result.missing.append(f"kind ({values['kind']!r} is not one of {', '.join(KINDS)})")
+    body_text = tf.text[tf.line_starts[header_end] :] if header_end < len(tf.line_starts) else ""
+    source = values.get("source", "")
+    if not values.get("author"):
+        author = page_author(body_text)
+        if author:
+            values["author"] = author
+            result.inferred["author"] = "an Author: line on the page"
+    if not values.get("license"):
+        stated = page_license(tf.text, source)
+        if stated:
+            values["license"], how = stated
+            result.inferred["license"] = how
+    why_pdf = pdf_source(source, values.get("title", ""))
+    if why_pdf and "format" not in values:
+        values["format"] = "pdf"
+        result.inferred["format"] = f"pdf: the header names {why_pdf} (in-line hyphens may be joined where a quote needs it)"
     missing = [k for k in REQUIRED if not values.get(k)]
     result.missing.extend(missing)
-    values.update({k: "" for k in missing})  # an empty line to fill in: filling it moves no anchor
+    # An explicit TODO on the key's own line: the check reports it once per file, and filling it moves no anchor.
+    values.update({k: license_todo(source) if k == "license" else TODO for k in missing})
     # Lines are counted on "\n" only (as anchors count them), never splitlines().
     starts = tf.line_starts
     above = tf.text[: starts[header_start]] if header_start < len(starts) else tf.text
