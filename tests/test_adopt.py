@@ -352,3 +352,28 @@ def test_adopt_fills_author_licence_and_pdf_format_from_what_the_file_says(tmp_p
         ("evidence/post.md", "front matter: license still TODO; fill in what the source says"),
         ("evidence/wiki.md", "front matter: author still TODO; fill in what the source says"),
     ]
+
+
+def test_adopt_takes_the_url_out_of_a_source_line_with_words_and_reports_a_todo_source_once(tmp_path: Path) -> None:
+    # Two false alarms of the corpus (wassname/ml-debug): a Source: line with a venue before its URL became an
+    # invalid source (SC402 "not an http(s) URL"), and a file with no source got that finding beside its TODO.
+    root = foreign(tmp_path)
+    (root / "evidence/post.md").write_text(HEADER_EVIDENCE.replace("URL: https://example.org/post\n", "").replace(
+        "Source: A blog\n", "Source: ICLR Blog Track, 2022-03-25 — https://example.org/post.\n"))
+    (root / "evidence/bare.md").write_text("Just text, no header.\n")
+    skill = root / "skills/demo/SKILL.md"
+    skill.write_text(SKILL.replace("bug L9)", "bug L8)") + "\n> Just text, no header.[^b]\n\n[^b]: Bare ([cache](../../evidence/bare.md): L1)\n")
+    (root / "skills/demo/references/more.md").write_text(MORE.replace("#L7", "#L6"))
+    CliRunner().invoke(main, ["init", str(root)])
+    assert check(root).quotes_verified == 3
+    result = CliRunner().invoke(main, ["evidence", "adopt", "--root", str(root)])
+    assert result.exit_code == 0, result.output
+    post = (root / "evidence/post.md").read_text()
+    assert post.startswith("---\nsource: https://example.org/post\n")
+    assert "\nnote: ICLR Blog Track, 2022-03-25 — https://example.org/post.\n" in post
+    report = check(root)
+    assert report.quotes_verified == 3
+    assert [(d.path, d.message) for d in report.diagnostics] == [
+        ("evidence/bare.md", "front matter: source, title, author, license still TODO; fill in what the source says"),
+        ("evidence/post.md", "front matter: license still TODO; fill in what the source says"),
+    ]

@@ -33,6 +33,7 @@ from .headers import KINDS, REQUIRED, read_header, render_front_matter
 from .provenance import TODO, license_todo, page_author, page_license, pdf_source
 
 _FRAGMENT = re.compile("#" + LINE_RANGE.pattern)  # where a #L12-L20 fragment sits in a link
+_URL = re.compile(r"https?://[^\s<>\"'`]+")
 
 
 @dataclass(slots=True)
@@ -121,6 +122,13 @@ def _convert(tf: TextFile, rel: str) -> tuple[str, Adopted]:
         result.missing.append(f"kind ({values['kind']!r} is not one of {', '.join(KINDS)})")
     body_text = tf.text[tf.line_starts[header_end] :] if header_end < len(tf.line_starts) else ""
     source = values.get("source", "")
+    url = _URL.search(source)
+    if url and url.group() != source:
+        # "ICLR Blog Track, 2022-03-25 — https://..." or "https://x . Cached excerpt": the URL is the source, the words a note.
+        values["source"] = url.group().rstrip(".,;)")
+        values.setdefault("note", source)
+        result.inferred["source"] = "the URL in the header's Source: line (the whole line kept as note)"
+        source = values["source"]
     if not values.get("author"):
         author = page_author(body_text)
         if author:

@@ -308,7 +308,7 @@ class Evidence:
         if retrieved not in (None, "") and not _is_date(retrieved):
             out.append(("SC402", line_of.get("retrieved", 1), f"retrieved {retrieved!r} is not a date (YYYY-MM-DD)", "retrieved"))
         source = data.get("source")
-        if isinstance(source, str) and source and not re.match(r"https?://", source):
+        if isinstance(source, str) and source and "source" not in todo and not re.match(r"https?://", source):
             out.append(("SC402", line_of.get("source", 1), f"source {source!r} is not an http(s) URL", "source"))
         sha = data.get("sha256")
         if sha not in (None, ""):
