@@ -140,7 +140,39 @@ def test_init_globs_cover_linked_folders_outside_the_skill(tmp_path: Path) -> No
     (root / "refs/a.md").write_text("# A\n")
     (root / "NOTES.md").write_text("# Notes\n")
     (root / "rl/SKILL.md").write_text("---\nname: rl\ndescription: d\n---\n# RL\n")
+    (root / "docs/evidence").mkdir(parents=True)  # a cache of sources: the linked files are held to the quote rules
+    (root / "docs/evidence/a.md").write_text("Source: https://example.org/a\nTitle: A\n\nText.\n")
     assert plan_init(root).content == ["NOTES.md", "SKILL.md", "refs/*.md", "rl/**"]
+
+
+def test_init_without_sources_holds_only_the_skill_files_to_the_quote_rules(tmp_path: Path) -> None:
+    # A corpus false alarm (anthropics/skills): with no source cited or cached anywhere, the skill-folder globs
+    # made every callout and example in 30 linked files an SC304 (12 findings before init, 156 after).
+    root = tmp_path / "pkg"
+    (root / "skills/api/shared").mkdir(parents=True)
+    (root / "skills/api/SKILL.md").write_text("---\nname: api\ndescription: d\n---\nSee [m](shared/migrate.md).\n")
+    (root / "skills/api/shared/migrate.md").write_text("# Migrate\n\n> Before I start editing, can you confirm the scope?\n")
+    plan = plan_init(root)
+    assert plan.content == ["skills/api/SKILL.md"]
+    assert plan.decisions[-1] == (
+        "content (quote rules apply): skills/api/SKILL.md: no cited or cached sources found, so only the skill files;"
+        " once you cache sources, run skillcite init --force to cover the files they link to"
+    )
+    CliRunner().invoke(main, ["init", str(root)])
+    assert check(root).diagnostics == []
+    # Its twin: the same example in the SKILL.md itself is still a blockquote without a source.
+    (root / "skills/api/SKILL.md").write_text("---\nname: api\ndescription: d\n---\n> Before I start editing, can you confirm the scope?\n")
+    assert [d.code for d in check(root).diagnostics] == ["SC304"]
+
+
+def test_a_labelled_callout_is_no_unsourced_quote(tmp_path: Path) -> None:
+    # A corpus false alarm (anthropics/skills, ahgraber/skills): "> **Note:** ..." is the author's aside.
+    root = tmp_path / "pkg"
+    root.mkdir()
+    callouts = "> **Note:** an aside.\n\n> **Bindings not shown here:** see `x`.\n\n> **Tip**: t.\n\n> \u26a0\ufe0f **No inline config.** x\n\n"
+    twins = "> **Start simple.** Default to the simplest tier.\n\n> A plain quote.\n\n> *Note:* in italics.\n"
+    (root / "SKILL.md").write_text("---\nname: x\ndescription: d\n---\n" + callouts + twins)
+    assert [(d.code, d.line) for d in check(root).diagnostics] == [("SC304", 13), ("SC304", 15), ("SC304", 17)]
 
 
 def test_init_writes_once_and_refuses_to_overwrite(tmp_path: Path) -> None:

@@ -169,6 +169,16 @@ def plan_init(root: Path) -> InitPlan:
                 where = posixpath.dirname(t)
                 content.add(f"{where}/*.md" if where else t)
     plan.content = sorted(content) if content else ["**/*.md"]
+    if plan.skills and not chosen:
+        # Nothing here cites a cached source yet: every blockquote of every linked
+        # file would be "unsourced" (a skill's callouts and examples included), so
+        # only the skill files are held to the quote rules until sources are cached.
+        plan.content = sorted(plan.skills)
+        plan.decisions.append(
+            f"content (quote rules apply): {', '.join(plan.content)}: no cited or cached sources found, so only the skill files;"
+            " once you cache sources, run skillcite init --force to cover the files they link to"
+        )
+        return plan
     if plan.skills:
         plan.decisions.append(
             f"content (quote rules apply): {', '.join(plan.content)}: the {len(plan.skills)} skill(s) and the {len(linked)} Markdown file(s) they link to, "
