@@ -208,7 +208,9 @@ def _evidence_by_content(
         reason = evidence_reason(texts[p])
         per_folder.setdefault(posixpath.dirname(rel[p]), []).append((rel[p], reason))
     chosen: dict[str, str] = {}
-    named = sorted(d for d in per_folder if d and _is_named(d))
+    # Every folder and its parents: a named folder may hold its files only in sub-folders (_sources/<site>/...).
+    ancestors = {"/".join(d.split("/")[: k + 1]) for d in per_folder if d for k in range(d.count("/") + 1)}
+    named = sorted(d for d in ancestors if _is_named(d))
     # A named folder counts its whole subtree (a cache of pages kept in sub-folders).
     for d in named:
         if any(d.startswith(o + "/") for o in chosen) or any(d == c or d.startswith(c + "/") for c in cited):
