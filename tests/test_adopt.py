@@ -145,24 +145,28 @@ def test_init_globs_cover_linked_folders_outside_the_skill(tmp_path: Path) -> No
     assert plan_init(root).content == ["NOTES.md", "SKILL.md", "refs/*.md", "rl/**"]
 
 
-def test_init_without_sources_holds_only_the_skill_files_to_the_quote_rules(tmp_path: Path) -> None:
-    # A corpus false alarm (anthropics/skills): with no source cited or cached anywhere, the skill-folder globs
-    # made every callout and example in 30 linked files an SC304 (12 findings before init, 156 after).
+def test_init_without_sources_holds_no_file_to_the_quote_rules(tmp_path: Path) -> None:
+    # A corpus false alarm (anthropics/skills, ahgraber/skills, obra/superpowers): with no source cited or cached
+    # anywhere, every callout, example and scripted message became an SC304 (anthropics/skills: 12 before init, 156 after).
     root = tmp_path / "pkg"
     (root / "skills/api/shared").mkdir(parents=True)
-    (root / "skills/api/SKILL.md").write_text("---\nname: api\ndescription: d\n---\nSee [m](shared/migrate.md).\n")
+    (root / "skills/api/SKILL.md").write_text("---\nname: api\ndescription: d\n---\n> \"No tasks to implement.\"\n\nSee [m](shared/migrate.md).\n")
     (root / "skills/api/shared/migrate.md").write_text("# Migrate\n\n> Before I start editing, can you confirm the scope?\n")
     plan = plan_init(root)
-    assert plan.content == ["skills/api/SKILL.md"]
+    assert plan.content == []
     assert plan.decisions[-1] == (
-        "content (quote rules apply): skills/api/SKILL.md: no cited or cached sources found, so only the skill files;"
-        " once you cache sources, run skillcite init --force to cover the files they link to"
+        "content (quote rules apply): none: no cited or cached sources found, so a blockquote needs no source here;"
+        " once you cache sources, run skillcite init --force to hold the skills and the files they link to to the quote rules"
     )
     CliRunner().invoke(main, ["init", str(root)])
     assert check(root).diagnostics == []
-    # Its twin: the same example in the SKILL.md itself is still a blockquote without a source.
-    (root / "skills/api/SKILL.md").write_text("---\nname: api\ndescription: d\n---\n> Before I start editing, can you confirm the scope?\n")
-    assert [d.code for d in check(root).diagnostics] == ["SC304"]
+    # Its twin: once a source is cached, init --force holds the skill and its linked files to the quote rules again.
+    (root / "docs/evidence").mkdir(parents=True)
+    (root / "docs/evidence/a.md").write_text("---\nsource: https://example.org/a\n---\nText.\n")
+    CliRunner().invoke(main, ["init", str(root), "--force"])
+    assert plan_init(root).content == ["skills/api/**"]
+    assert [(d.code, d.path) for d in check(root).diagnostics if d.code == "SC304"] == [
+        ("SC304", "skills/api/SKILL.md"), ("SC304", "skills/api/shared/migrate.md")]
 
 
 def test_a_labelled_callout_is_no_unsourced_quote(tmp_path: Path) -> None:

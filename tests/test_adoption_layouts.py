@@ -108,7 +108,7 @@ LAYOUTS: dict[str, tuple[Callable[[Path], Path], dict[str, object], list[int], l
     ),
     "skills/<name>/ collection without sources": (
         collection_without_sources,
-        {"evidence": "docs/evidence", "content": ["skills/api/SKILL.md", "skills/write/SKILL.md"]},
+        {"evidence": "docs/evidence", "content": []},
         [0, 0, 0, 0, 0, 0],
         [],
     ),

@@ -170,13 +170,13 @@ def plan_init(root: Path) -> InitPlan:
                 content.add(f"{where}/*.md" if where else t)
     plan.content = sorted(content) if content else ["**/*.md"]
     if plan.skills and not chosen:
-        # Nothing here cites a cached source yet: every blockquote of every linked
-        # file would be "unsourced" (a skill's callouts and examples included), so
-        # only the skill files are held to the quote rules until sources are cached.
-        plan.content = sorted(plan.skills)
+        # Nothing here cites or caches a source: a blockquote is a callout, an
+        # example or a message to say, never a quotation to source, so no file is
+        # held to the quote rules until sources are cached.
+        plan.content = []
         plan.decisions.append(
-            f"content (quote rules apply): {', '.join(plan.content)}: no cited or cached sources found, so only the skill files;"
-            " once you cache sources, run skillcite init --force to cover the files they link to"
+            "content (quote rules apply): none: no cited or cached sources found, so a blockquote needs no source here;"
+            " once you cache sources, run skillcite init --force to hold the skills and the files they link to to the quote rules"
         )
         return plan
     if plan.skills:
