@@ -377,6 +377,7 @@ def test_adopt_fills_author_licence_and_pdf_format_from_what_the_file_says(tmp_p
     assert "  inferred license: the page's Creative Commons link" in result.output
     page = (root / "evidence/page.md").read_text()
     assert "\nformat: pdf\n" in page and "\nauthor: TODO\n" in page
+    assert "\ntitle: 2109.01050v2.pdf\n" in page  # no heading in the text: the file name stays, for a person to fix
     assert "\nlicense: 'TODO: arXiv names each paper''s licence on its abstract page'\n" in page
     assert "\nlicense: CC BY-SA 4.0\n" in (root / "evidence/wiki.md").read_text()
     report = check(root)
@@ -413,3 +414,16 @@ def test_adopt_takes_the_url_out_of_a_source_line_with_words_and_reports_a_todo_
         ("evidence/bare.md", "front matter: source, title, author, license still TODO; fill in what the source says"),
         ("evidence/post.md", "front matter: license still TODO; fill in what the source says"),
     ]
+
+
+def test_adopt_titles_a_pdf_by_its_first_heading_not_its_file_name(tmp_path: Path) -> None:
+    root = foreign(tmp_path)
+    (root / "evidence/paper.md").write_text(PAGE_CACHE.replace("> A line the paper quotes.", "A line of the paper."))
+    skill = root / "skills/demo/SKILL.md"
+    skill.write_text(SKILL + "\n> A line of the paper.[^a]\n\n[^a]: K. et al. ([cache](../../evidence/paper.md): L10)\n")
+    CliRunner().invoke(main, ["init", str(root)])
+    result = CliRunner().invoke(main, ["evidence", "adopt", "--root", str(root)])
+    assert "  inferred title: the first heading of the text (the header's title was the PDF's file name)" in result.output
+    paper = (root / "evidence/paper.md").read_text()
+    assert "\ntitle: A paper\n" in paper and "# A paper\n" in paper
+    assert check(root).quotes_verified == 3

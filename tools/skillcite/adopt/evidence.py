@@ -34,6 +34,8 @@ from .provenance import TODO, license_todo, page_author, page_license, pdf_sourc
 
 _FRAGMENT = re.compile("#" + LINE_RANGE.pattern)  # where a #L12-L20 fragment sits in a link
 _URL = re.compile(r"https?://[^\s<>\"'`]+")
+_PDF_NAME = re.compile(r"[\w.\-]+\.pdf", re.IGNORECASE)
+_FIRST_HEADING = re.compile(r"^[ \t]{0,3}#{1,2}[ \t]+(?P<title>\S.*?)[ \t#]*$", re.MULTILINE)
 
 
 @dataclass(slots=True)
@@ -140,6 +142,12 @@ def _convert(tf: TextFile, rel: str) -> tuple[str, Adopted]:
             values["license"], how = stated
             result.inferred["license"] = how
     why_pdf = pdf_source(source, values.get("title", ""))
+    if _PDF_NAME.fullmatch(values.get("title", "")):
+        # Page-to-Markdown tools title a PDF by its file name ("2109.01050v2.pdf"); the paper's first heading is its title.
+        heading = _FIRST_HEADING.search("\n".join(body_text.split("\n")[:10]))
+        if heading:
+            values["title"] = heading.group("title").strip()
+            result.inferred["title"] = "the first heading of the text (the header's title was the PDF's file name)"
     if why_pdf and "format" not in values:
         values["format"] = "pdf"
         result.inferred["format"] = f"pdf: the header names {why_pdf} (in-line hyphens may be joined where a quote needs it)"
