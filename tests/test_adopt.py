@@ -427,3 +427,13 @@ def test_adopt_titles_a_pdf_by_its_first_heading_not_its_file_name(tmp_path: Pat
     paper = (root / "evidence/paper.md").read_text()
     assert "\ntitle: A paper\n" in paper and "# A paper\n" in paper
     assert check(root).quotes_verified == 3
+
+
+def test_page_author_reads_author_lines_and_stops_at_what_is_not_a_name() -> None:
+    from skillcite.adopt.provenance import page_author
+
+    assert page_author("# T\n\n**Posted by:** u/someone | Score: 4 | 7 comments\n") == "u/someone"
+    assert page_author("- **Authors:** Ann Smith, Bo Lee\n") == "Ann Smith, Bo Lee"
+    assert page_author("**Author:** A. Karp (then at X)\n") == "A. Karp"
+    assert page_author("The post was written by hand.\nAuthority: none\n") is None
+    assert page_author("\n" * 60 + "Author: Too Far\n") is None

@@ -59,7 +59,7 @@ def pdf_source(*values: str) -> str | None:
 TODO = "TODO"
 
 _AUTHOR_LINE = re.compile(
-    r"^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?(?:authors?|written by|by)(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*(?P<value>\S.*?)[ \t]*\r?$",
+    r"^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?(?:authors?|written by|posted by|by)(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*(?P<value>\S.*?)[ \t]*\r?$",
     re.IGNORECASE | re.MULTILINE,
 )
 # Lines of the page read for an author line (a citation block under the title, say).
@@ -77,12 +77,12 @@ KNOWN_PUBLISHERS = {
 
 
 def page_author(text: str) -> str | None:
-    """The author an ``Author:``/``Authors:``/``By:`` line near the top of the page names; None when none does."""
+    """The author an ``Author:``/``Authors:``/``By:``/``Posted by:`` line near the top of the page names; None when none does."""
     head = "\n".join(text.split("\n")[:AUTHOR_WINDOW])
     m = _AUTHOR_LINE.search(head)
     if m is None:
         return None
-    value = m.group("value").strip().strip("*").strip()
+    value = m.group("value").split(" | ", 1)[0].strip().strip("*").strip()  # "u/name | Score: 4 | 7 comments" -> "u/name"
     value = re.sub(r"\s*\([^()]*\)\s*$", "", value)  # "A. Author (then at X)" -> "A. Author"
     return value or None
 
