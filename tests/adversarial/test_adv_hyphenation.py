@@ -84,3 +84,19 @@ def test_many_hyphenated_words_stay_bounded(tmp_path: Path) -> None:
     words = ["al-pha", "be-ta", "gam-ma", "del-ta", "epsi-lon", "ze-ta", "the-ta", "io-ta", "kap-pa"]
     body = " ".join(words) + ".\n"
     assert codes(tmp_path, body, " ".join(w.replace("-", "") for w in words) + ".", "pdf") == []
+
+
+def test_a_sourced_callout_is_still_checked_as_a_quote(tmp_path: Path) -> None:
+    # The SC304 exemption of hand-written callouts (issue 29 corpus) covers only unsourced ones.
+    p = clean_package(tmp_path)
+    head = front(None, "https://example.org/post")
+    p.write("docs/evidence/src.md", locked(head + "Always normalize your inputs.\n"))
+    first = head.count("\n") + 1
+    cite = f"\n\n[^s]: A. Author ([cache](docs/evidence/src.md): L{first})\n"
+    p.write("SKILL.md", HEAD + "> **Note:** Never normalize your inputs.[^s]" + cite)
+    assert [d.code for d in check(p.root).diagnostics] == ["SC302"]
+    # The label is shown as part of the quote, so it is compared too: write it outside the blockquote.
+    p.write("SKILL.md", HEAD + "> **Note:** Always normalize your inputs.[^s]" + cite)
+    assert [d.code for d in check(p.root).diagnostics] == ["SC302"]
+    p.write("SKILL.md", HEAD + "**Note:**\n\n> Always normalize your inputs.[^s]" + cite)
+    assert [d.code for d in check(p.root).diagnostics] == []
