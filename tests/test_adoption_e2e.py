@@ -206,8 +206,8 @@ def test_documented_adoption_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     skill.write_text(skill.read_text().replace("- simplify everything", "- simplify"))
     rl.write_text(rl.read_text().replace("your observations and your rewards", "your observations and rewards"))
     slides = root / "skills/demo/rl/evidence/slides.md"
-    assert "\nlicense:\n" in slides.read_text()  # adopt left the line to fill in
-    slides.write_text(slides.read_text().replace("\nlicense:\n", "\nlicense: quoted under fair use\n"))
+    assert "\nlicense: TODO\n" in slides.read_text()  # adopt left the line to fill in, as an explicit TODO
+    slides.write_text(slides.read_text().replace("\nlicense: TODO\n", "\nlicense: quoted under fair use\n"))
     # Filling the empty line moved nothing: lock records the edit (it covers the front matter too).
     assert run("lock")[0] == 0
     # The baseline's two entries now match no finding: stale (SC006, a warning; strict is on), until it is rewritten.

@@ -186,7 +186,7 @@ def test_a_foreign_collection_walks_the_docs_to_a_clean_strict_check(tmp_path: P
     # The only hand edit: the authors and licences the headers did not give (empty lines adopt left to fill).
     for path in sorted((root / "evidence").iterdir()):
         text = path.read_text()
-        text = text.replace("\nauthor:\n", "\nauthor: A. Writer\n").replace("\nlicense:\n", "\nlicense: quoted under fair use\n")
+        text = text.replace("\nauthor: TODO\n", "\nauthor: A. Writer\n").replace("\nlicense: TODO\n", "\nlicense: quoted under fair use\n")
         path.write_text(text)
     assert run("lock")[0] == 0
     assert findings(root) == Counter({"SC302": 1})

@@ -30,8 +30,12 @@ from ..core.edits import Edit, apply_edits
 from ..core.textio import BOM, TextFile, atomic_write, read_text, resolve
 from ..repair.lock import relock_text
 from .headers import KINDS, REQUIRED, read_header, render_front_matter
+from .provenance import TODO, license_todo, page_author, page_license, pdf_source
 
 _FRAGMENT = re.compile("#" + LINE_RANGE.pattern)  # where a #L12-L20 fragment sits in a link
+_URL = re.compile(r"https?://[^\s<>\"'`]+")
+_PDF_NAME = re.compile(r"[\w.\-]+\.pdf", re.IGNORECASE)
+_FIRST_HEADING = re.compile(r"^[ \t]{0,3}#{1,2}[ \t]+(?P<title>\S.*?)[ \t#]*$", re.MULTILINE)
 
 
 @dataclass(slots=True)
@@ -118,9 +122,39 @@ def _convert(tf: TextFile, rel: str) -> tuple[str, Adopted]:
         result.inferred["kind"] = "assumed excerpt (use transcript or notes if it is one)"
     elif values["kind"] not in KINDS:
         result.missing.append(f"kind ({values['kind']!r} is not one of {', '.join(KINDS)})")
+    body_text = tf.text[tf.line_starts[header_end] :] if header_end < len(tf.line_starts) else ""
+    source = values.get("source", "")
+    url = _URL.search(source)
+    if url and url.group() != source:
+        # "ICLR Blog Track, 2022-03-25 — https://..." or "https://x . Cached excerpt": the URL is the source, the words a note.
+        values["source"] = url.group().rstrip(".,;)")
+        values.setdefault("note", source)
+        result.inferred["source"] = "the URL in the header's Source: line (the whole line kept as note)"
+        source = values["source"]
+    if not values.get("author"):
+        author = page_author(body_text)
+        if author:
+            values["author"] = author
+            result.inferred["author"] = "an Author: line on the page"
+    if not values.get("license"):
+        stated = page_license(tf.text, source)
+        if stated:
+            values["license"], how = stated
+            result.inferred["license"] = how
+    why_pdf = pdf_source(source, values.get("title", ""))
+    if _PDF_NAME.fullmatch(values.get("title", "")):
+        # Page-to-Markdown tools title a PDF by its file name ("2109.01050v2.pdf"); the paper's first heading is its title.
+        heading = _FIRST_HEADING.search("\n".join(body_text.split("\n")[:10]))
+        if heading:
+            values["title"] = heading.group("title").strip()
+            result.inferred["title"] = "the first heading of the text (the header's title was the PDF's file name)"
+    if why_pdf and "format" not in values:
+        values["format"] = "pdf"
+        result.inferred["format"] = f"pdf: the header names {why_pdf} (in-line hyphens may be joined where a quote needs it)"
     missing = [k for k in REQUIRED if not values.get(k)]
     result.missing.extend(missing)
-    values.update({k: "" for k in missing})  # an empty line to fill in: filling it moves no anchor
+    # An explicit TODO on the key's own line: the check reports it once per file, and filling it moves no anchor.
+    values.update({k: license_todo(source) if k == "license" else TODO for k in missing})
     # Lines are counted on "\n" only (as anchors count them), never splitlines().
     starts = tf.line_starts
     above = tf.text[: starts[header_start]] if header_start < len(starts) else tf.text

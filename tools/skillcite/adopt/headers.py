@@ -53,7 +53,7 @@ KEY_MAP = {
 }
 
 # The order keys are written in (others follow, in the order found).
-KEY_ORDER = ("source", "title", "author", "published", "retrieved", "via", "kind", "license", "note")
+KEY_ORDER = ("source", "title", "author", "published", "retrieved", "via", "kind", "format", "license", "note")
 REQUIRED = ("source", "title", "author", "retrieved", "kind", "license")
 KINDS = ("excerpt", "transcript", "notes")
 

@@ -22,7 +22,9 @@ from urllib.parse import unquote
 
 from ..check.workspace import BUNDLE_MARK
 from ..core.errors import UsageError
+from ..core.globs import glob_match
 from ..core.textio import atomic_write
+from .provenance import EVIDENCE_FOLDER_NAMES, evidence_reason
 
 # Folders never walked: hidden ones (installs such as .claude/skills live
 # there), dependencies and build output.
@@ -113,7 +115,7 @@ def plan_init(root: Path) -> InitPlan:
     else:
         plan.decisions.append("no SKILL.md found: content falls back to every Markdown file")
 
-    # Evidence: folders that footnote definitions cite with line anchors.
+    # Evidence: folders that footnote definitions cite with line anchors ...
     cited: Counter[str] = Counter()
     for p in files:
         for definition in _DEFINITION.finditer(texts[p]):
@@ -126,12 +128,25 @@ def plan_init(root: Path) -> InitPlan:
                 if root in target.parents and target.is_file():
                     cited[target.parent.relative_to(root).as_posix()] += 1
     excluded = tuple(e.removesuffix("**") for e in plan.exclude if e.endswith("/**"))
-    plan.evidence = sorted(d for d in cited if not d.startswith(excluded))
+    # ... and folders that are evidence by what their files are.
+    by_content = _evidence_by_content(files, texts, rel, excluded, set(cited), plan)
+    chosen: dict[str, str] = {}
+    for d in sorted(cited):
+        if not d.startswith(excluded):
+            chosen[d] = f"{cited[d]} anchored citation(s) point into it"
+    for d, reason in by_content.items():
+        chosen.setdefault(d, reason)
+    # A folder inside another evidence folder is read with it (evidence is walked at any depth).
+    for d in sorted(chosen):
+        outer = next((o for o in chosen if o != d and d.startswith(o + "/")), None)
+        if outer is not None:
+            plan.decisions.append(f"evidence folder {d}: inside {outer}, which is read at any depth ({chosen[d]})")
+    plan.evidence = sorted(d for d in chosen if not any(o != d and d.startswith(o + "/") for o in chosen))
     for d in plan.evidence:
-        plan.decisions.append(f"evidence folder {d}: {cited[d]} anchored citation(s) point into it")
+        plan.decisions.append(f"evidence folder {d}: {chosen[d]}")
     if not plan.evidence:
         plan.evidence = ["docs/evidence"]
-        plan.decisions.append("no anchored citations found: evidence folder left at docs/evidence (create it, or edit the setting)")
+        plan.decisions.append("no anchored citations and no folder of cached sources found: evidence folder left at docs/evidence (create it, or edit the setting)")
 
     # Content: the skill folders and the Markdown files they link to, as globs, so
     # that a file added later is held to the quote rules without init --force.
@@ -154,12 +169,76 @@ def plan_init(root: Path) -> InitPlan:
                 where = posixpath.dirname(t)
                 content.add(f"{where}/*.md" if where else t)
     plan.content = sorted(content) if content else ["**/*.md"]
+    if plan.skills and not chosen:
+        # Nothing here cites or caches a source: a blockquote is a callout, an
+        # example or a message to say, never a quotation to source, so no file is
+        # held to the quote rules until sources are cached.
+        plan.content = []
+        plan.decisions.append(
+            "content (quote rules apply): none: no cited or cached sources found, so a blockquote needs no source here;"
+            " once you cache sources, run skillcite init --force to hold the skills and the files they link to to the quote rules"
+        )
+        return plan
     if plan.skills:
         plan.decisions.append(
             f"content (quote rules apply): {', '.join(plan.content)}: the {len(plan.skills)} skill(s) and the {len(linked)} Markdown file(s) they link to, "
             "as globs, so files added later are covered too"
         )
+    inside = [d for d in plan.evidence if any(glob_match(d + "/x.md", g) for g in plan.content)]
+    if inside:
+        plan.decisions.append(f"evidence is never content: {', '.join(inside)} stay(s) evidence although a content glob covers it")
     return plan
+
+
+def _evidence_by_content(
+    files: list[Path], texts: dict[Path, str], rel: dict[Path, str], excluded: tuple[str, ...], cited: set[str], plan: InitPlan
+) -> dict[str, str]:
+    """Folders that hold cached sources by what their files are: folder -> reason.
+
+    A folder named ``evidence``, ``sources``, ``references`` or ``cache`` (a
+    leading ``_`` allowed) whose Markdown files, at any depth, are mostly
+    cached sources is evidence. Every other folder holding such files, and
+    every such name holding too few, is left out with its reason in
+    ``plan.decisions``, so a folder is never dropped in silence.
+    """
+    per_folder: dict[str, list[tuple[str, str | None]]] = {}
+    for p in files:
+        if p.name in ("README.md", "SKILL.md") or rel[p].startswith(excluded):
+            continue
+        reason = evidence_reason(texts[p])
+        per_folder.setdefault(posixpath.dirname(rel[p]), []).append((rel[p], reason))
+    chosen: dict[str, str] = {}
+    # Every folder and its parents: a named folder may hold its files only in sub-folders (_sources/<site>/...).
+    ancestors = {"/".join(d.split("/")[: k + 1]) for d in per_folder if d for k in range(d.count("/") + 1)}
+    named = sorted(d for d in ancestors if _is_named(d))
+    # A named folder counts its whole subtree (a cache of pages kept in sub-folders).
+    for d in named:
+        if any(d.startswith(o + "/") for o in chosen) or any(d == c or d.startswith(c + "/") for c in cited):
+            continue
+        found = [item for f, items in per_folder.items() if f == d or f.startswith(d + "/") for item in items]
+        sources = [reason for _f, reason in found if reason]
+        if found and 2 * len(sources) >= len(found):
+            kinds = Counter(sources).most_common(2)
+            chosen[d] = f"named {posixpath.basename(d)}/ and {len(sources)} of its {len(found)} Markdown file(s) are cached sources ({'; '.join(k for k, _ in kinds)})"
+        else:
+            plan.decisions.append(
+                f"left out {d}: named like an evidence folder, but only {len(sources)} of its {len(found)} Markdown file(s) are cached sources"
+                " (front matter with source, or a Source:/URL Source: header); it stays content where a content glob covers it"
+            )
+    for d, items in sorted(per_folder.items()):
+        sources = [f for f, reason in items if reason]
+        covered = (*chosen, *named, *cited)
+        if not sources or any(d == o or d.startswith(o + "/") for o in covered):
+            continue
+        plan.decisions.append(
+            f"left out {d or '.'}: {len(sources)} of its {len(items)} Markdown file(s) look like cached sources ({sources[0]}...), but the folder is not"
+            " named evidence, sources, references or cache and no footnote cites it with line anchors; add it to evidence if it is one"
+        )
+    return chosen
+
+
+def _is_named(folder: str) -> bool:
+    return posixpath.basename(folder).lower().lstrip("_") in EVIDENCE_FOLDER_NAMES
 
 
 def write_table(plan: InitPlan, force: bool = False) -> Path:

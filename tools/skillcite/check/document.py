@@ -36,6 +36,11 @@ _CODE_SPAN = re.compile(r"(`+)[\s\S]*?(?<!`)\1(?!`)")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:|//")
 _HTML_ID = re.compile(r"""\b(?:id|name)\s*=\s*["']([^"']+)["']""")
 _ALERT = re.compile(r"\s*\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]", re.IGNORECASE)
+# A callout written by hand: a bold label ending in a colon ("**Note:**",
+# "**Bindings not shown here:**", "**Tip**:") or a warning sign opening the
+# blockquote. It is the skill author's own aside, not a quotation, so an
+# unsourced one is no SC304 (a sourced one is still checked as a quote).
+_CALLOUT = re.compile(r"[ \t]*(?:(?:\*\*|__)[^*_\n]{1,100}?(?::[ \t]*(?:\*\*|__)|(?:\*\*|__)[ \t]*:)|(?:\u26a0|\u2139|\U0001f4a1|\U0001f4dd|\u2757|\u26d4|\U0001f6a8|\U0001f6d1))")
 # Quotation marks of every kind a reader takes for one (issue 19 §3): double
 # marks in any pairing ("...", “...”, „...“, "...”), guillemets, corner
 # brackets, and single marks, curly or straight, that open at a word start
@@ -615,7 +620,7 @@ class _Builder:
         if labels or lead_in:
             self.doc.quotes.extend(self.pieces(paragraphs, lead_in, line, col))
             self.doc.unverifiable.extend(hidden)
-        elif (text.strip() or hidden) and not (paragraphs and _ALERT.match(paragraphs[0].plain)):
+        elif (text.strip() or hidden) and not (paragraphs and (_ALERT.match(paragraphs[0].plain) or _CALLOUT.match(self.text, paragraphs[0].start))):
             # A blockquote that shows no text at all ("> #", an empty
             # heading) quotes nothing; one with text or hidden blocks does.
             shown = text if text.strip() else hidden[0].value

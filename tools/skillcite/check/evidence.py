@@ -291,6 +291,16 @@ class Evidence:
         missing = [k for k in REQUIRED_KEYS if data.get(k) in (None, "")]
         if missing:
             out.append(("SC402", 1, "front matter lacks " + ", ".join(missing), "missing: " + ", ".join(missing)))
+        # A TODO left by ``evidence adopt`` (it could not tell the value): one finding for the file, never one per quote.
+        todo = [k for k in REQUIRED_KEYS if isinstance(data.get(k), str) and data[k].strip().startswith("TODO")]
+        if todo:
+            notes = [data[k].strip()[4:].lstrip(" :") for k in todo]
+            hint = "; ".join(n for n in notes if n)
+            out.append((
+                "SC402", line_of.get(todo[0], 1),
+                f"front matter: {', '.join(todo)} still TODO; fill in what the source says" + (f" ({hint})" if hint else ""),
+                "todo: " + ", ".join(todo),
+            ))
         kind = data.get("kind")
         if kind not in (None, "") and kind not in KINDS:
             out.append(("SC402", line_of.get("kind", 1), f"kind {kind!r} is not one of {', '.join(KINDS)}", "kind"))
@@ -298,7 +308,7 @@ class Evidence:
         if retrieved not in (None, "") and not _is_date(retrieved):
             out.append(("SC402", line_of.get("retrieved", 1), f"retrieved {retrieved!r} is not a date (YYYY-MM-DD)", "retrieved"))
         source = data.get("source")
-        if isinstance(source, str) and source and not re.match(r"https?://", source):
+        if isinstance(source, str) and source and "source" not in todo and not re.match(r"https?://", source):
             out.append(("SC402", line_of.get("source", 1), f"source {source!r} is not an http(s) URL", "source"))
         sha = data.get("sha256")
         if sha not in (None, ""):

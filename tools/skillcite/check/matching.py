@@ -33,9 +33,10 @@ import re
 import unicodedata
 from bisect import bisect_right
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from itertools import combinations
 from typing import Literal
 
 from ..core.textio import drop_html_comments
@@ -1202,9 +1203,10 @@ def locate(quote: str, ev: Evidence, anchors: list[list[Range]]) -> Match:
         if joined is not None:
             found = _exact(joined, ev, whole, valid)
     if found is None and is_pdf(ev):
-        joined = _pdf_hyphenated(qp, text)
-        if joined is not None:
+        for joined in _pdf_hyphenated(qp, text):
             found = _exact(joined, ev, whole, valid)
+            if found is not None:
+                break
     if found is None:
         marked = _footnote_marked(qp, text)
         if marked is not None:
@@ -1503,13 +1505,21 @@ def names_title(quote: str, definition: str) -> bool:
 
 
 def is_pdf(ev: Evidence) -> bool:
-    """True when the evidence was extracted from a PDF: its ``source`` names a ``.pdf`` file.
+    """True when the evidence was extracted from a PDF: ``format: pdf``, or a ``source`` naming a ``.pdf`` file.
 
     PDF text extraction leaves a typesetter's hyphenation inside lines too
     (``dis-tributions``), so in such a file a quote may write those words whole.
+    Real caches of papers cite the abstract page, not the PDF, so the front
+    matter says what the text is (``evidence adopt`` writes ``format: pdf``
+    when the header names a PDF URL, an arXiv or a DOI source).
     """
     data = ev.front.data if ev.front is not None else None
-    source = data.get("source") if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        return False
+    fmt = data.get("format")
+    if isinstance(fmt, str) and fmt.strip().lower() == "pdf":
+        return True
+    source = data.get("source")
     if not isinstance(source, str):
         return False
     path = source.split("#", 1)[0].split("?", 1)[0]
@@ -1538,13 +1548,43 @@ def _inline_hyphens(text: str) -> dict[str, str]:
     return found
 
 
-def _pdf_hyphenated(qp: QuotePattern, text: str) -> QuotePattern | None:
-    """The quote with each word the PDF text hyphenates inside a line spelled as the PDF does."""
+# Words of one quote whose hyphenation is tried one by one; past this many,
+# only "every such word hyphenated" is tried (2**8 searches at most).
+_PDF_JOIN_WORDS = 8
+
+
+def _pdf_hyphenated(qp: QuotePattern, text: str) -> Iterator[QuotePattern]:
+    """The quote spelled as the PDF may have it where it is: some of its words hyphenated, the rest whole.
+
+    A word the PDF hyphenates somewhere (``statis-tically``) may be whole
+    where the quote is, so rewriting every such word would break the quote;
+    each choice of which occurrences to hyphenate is tried instead, fewest
+    first, and only a choice whose every word sits where the quote is can
+    match. Beyond :data:`_PDF_JOIN_WORDS` candidate words, only the
+    all-hyphenated spelling is tried.
+    """
     hyphens = _inline_hyphens(text)
     if not hyphens:
-        return None
-    changed = _WHOLE_WORD.sub(lambda m: hyphens.get(m.group(), m.group()), qp.text)
-    return None if changed == qp.text else _compile(changed)
+        return
+    spots = [m for m in _WHOLE_WORD.finditer(qp.text) if m.group() in hyphens]
+    if not spots:
+        return
+    if len(spots) > _PDF_JOIN_WORDS:
+        chosen_sets: Iterable[tuple[int, ...]] = [tuple(range(len(spots)))]
+    else:
+        chosen_sets = (c for k in range(1, len(spots) + 1) for c in combinations(range(len(spots)), k))
+    for chosen in chosen_sets:
+        pieces: list[str] = []
+        pos = 0
+        for k in chosen:
+            m = spots[k]
+            pieces.append(qp.text[pos : m.start()])
+            pieces.append(hyphens[m.group()])
+            pos = m.end()
+        pieces.append(qp.text[pos:])
+        compiled = _compile("".join(pieces))
+        if compiled is not None:
+            yield compiled
 
 
 _WHOLE_WORD = re.compile(r"[^\W\d_]+")

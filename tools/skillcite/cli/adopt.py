@@ -18,9 +18,12 @@ from .app import CONTEXT, fail, package_root, root_argument
 def init(root: Path | None, dry_run: bool, force: bool) -> None:
     """Write a [tool.skillcite] table fitted to the repository under ROOT.
 
-    Finds the SKILL.md files, the evidence folders that footnotes cite with
-    line anchors, and the Markdown files the skills link to; excludes test
-    fixtures and bundle output. Prints each decision and the table.
+    Finds the SKILL.md files, the evidence folders (those footnotes cite with
+    line anchors, and folders named evidence, sources, references or cache
+    whose files are cached sources by their front matter or header), and the
+    Markdown files the skills link to; excludes test fixtures and bundle
+    output. Prints each decision and the table, and every folder of cached
+    sources it leaves out, with the reason.
 
     \b
     Examples:
@@ -69,8 +72,11 @@ def adopt(files: tuple[Path, ...], root: Path | None, dry_run: bool) -> None:
     Author:, Date: ... lines; a # Title heading then Source:; the Title: /
     URL Source: / Markdown Content: block of page-to-Markdown tools) becomes
     YAML front matter; a heading above the block stays in the body; retrieved and kind are inferred when
-    absent; required keys that cannot be inferred are listed and written as
-    empty lines to fill in (filling one moves no anchor). Every anchor
+    absent, author from an Author: line on the page, license from the page's
+    licence link or statement (or a publisher that states one on every
+    page), format: pdf when the source is a PDF, arXiv or DOI; required keys
+    that cannot be known are listed and written as TODO to fill in (filling
+    one moves no anchor). Every anchor
     pointing into a converted file moves by exactly the lines added or
     removed. With no FILES, every evidence file without front matter.
 
@@ -81,7 +87,7 @@ def adopt(files: tuple[Path, ...], root: Path | None, dry_run: bool) -> None:
       skillcite evidence adopt docs/evidence/karpathy.md
     """
     from ..adopt.evidence import plan_adoption, write_plan
-    from ..adopt.headers import WINDOW
+    from ..adopt.headers import REQUIRED, WINDOW
 
     root = package_root(root)
     try:
@@ -102,7 +108,10 @@ def adopt(files: tuple[Path, ...], root: Path | None, dry_run: bool) -> None:
         for key, how in sorted(r.inferred.items()):
             click.echo(f"  inferred {key}: {how}")
         for key in r.missing:
-            click.echo(f"  missing {key}: its line is in the front matter, empty; fill it in, then run skillcite lock {r.rel}")
+            if key in REQUIRED:
+                click.echo(f"  TODO {key}: nothing in the file says it; its line reads TODO; fill it in, then run skillcite lock {r.rel}")
+            else:
+                click.echo(f"  fix {key}, then run skillcite lock {r.rel}")
         for note in r.uncarried:
             click.echo(f"  not moved: {note}")
     adopted = plan.adopted
@@ -116,7 +125,7 @@ def adopt(files: tuple[Path, ...], root: Path | None, dry_run: bool) -> None:
     click.echo(f"{verb} {len(adopted)} evidence file(s); {moved} anchor(s) moved", err=True)
     if any(r.missing for r in adopted):
         click.echo(
-            "filling an empty key moves no line, so skillcite lock is enough; if you add or remove front-matter lines,"
+            "filling in a TODO moves no line, so skillcite lock is enough; if you add or remove front-matter lines,"
             " run skillcite fix first (it carries the anchors), then skillcite lock",
             err=True,
         )
