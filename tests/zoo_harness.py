@@ -62,6 +62,16 @@ def adapter_source() -> str:
     return re.search(r"## How to use these.*?```python\n(.*?)```", text, re.DOTALL).group(1)
 
 
+HELPERS_MARK = "the first block of diagnostics.md"  # the comment a check block carries when it uses them
+
+
+def helpers_namespace(name: str) -> dict:
+    """A fresh namespace holding the input helpers (the "How to use these" block), for a check block to run in."""
+    namespace: dict = {"__name__": name}
+    exec(compile(adapter_source(), f"{DIAGNOSTICS_MD}#how-to-use-these", "exec"), namespace)  # noqa: S102
+    return namespace
+
+
 @functools.cache
 def adapter() -> type:
     """The `Logits` wrapper class of that block, executed in a fresh namespace."""
@@ -72,8 +82,8 @@ def adapter() -> type:
 
 @functools.cache
 def diagnostic(name: str) -> Callable:
-    """The function or class `name`, executed from its Markdown block in a fresh namespace."""
-    namespace: dict = {"__name__": f"diagnostics_md_{name}"}
+    """The function or class `name`, executed from its Markdown block in a fresh namespace (with the helpers)."""
+    namespace = helpers_namespace(f"diagnostics_md_{name}")
     exec(compile(diagnostic_sources()[name], f"{DIAGNOSTICS_MD}#{name}", "exec"), namespace)  # noqa: S102
     return namespace[name]
 
