@@ -115,22 +115,34 @@ def test_checkpoint_load_through_the_logits_wrapper_matches_keys():
 
 def test_checkpoint_load_on_the_meta_device_with_assign():
     fn = cm.check("checkpoint_load_check")
+    source, x = cm.build("module"), torch.randn(4, 6)
+    with torch.no_grad():
+        saved_output = source(x)
+    state = {k: v.clone() for k, v in source.state_dict().items()}
+    with torch.device("meta"):
+        fresh = cm.Plain().eval()
+    good, _ = run(fn, fresh, lambda m: m.load_state_dict(state, assign=True), state, batch=x,
+                  saved_output=saved_output)
+    assert not good["flag"] and good["max_output_diff"] == 0 and good["still_meta"] == []
+    with torch.device("meta"):
+        skipped = cm.Plain().eval()
+    partial = {k: v for k, v in state.items() if not k.startswith("head.")}
+    bad, _ = run(fn, skipped, lambda m: m.load_state_dict(partial, assign=True, strict=False), state, batch=x,
+                 saved_output=saved_output)
+    assert bad["flag"] and bad["max_output_diff"] == float("inf")
+    assert bad["unchanged"] == bad["still_meta"] == ["head.bias", "head.weight"]
+
+
+def test_checkpoint_load_on_the_meta_device_sees_a_buffer_no_state_dict_holds():
+    """Llama's rotary inv_freq is a non-persistent buffer: a meta build loaded with assign=True keeps it on meta."""
+    fn = cm.check("checkpoint_load_check")
     model, batch, saved_output = _trained_llama()
     state = {k: v.clone() for k, v in model.state_dict().items()}
     with torch.device("meta"):
-        torch.manual_seed(1)
         fresh = cm._llama().eval()
-    good, _ = run(fn, fresh, lambda m: m.load_state_dict(state, assign=True), state, batch=batch,
-                  saved_output=saved_output)
-    assert not good["flag"] and good["max_output_diff"] == 0
-    with torch.device("meta"):
-        skipped = cm._llama().eval()
-    partial = {k: v for k, v in state.items() if "layers.0.mlp" not in k}
-    bad, printed = run(fn, skipped, lambda m: m.load_state_dict(partial, assign=True, strict=False), state,
-                       batch=batch, saved_output=saved_output)
-    assert bad["flag"] and bad["max_output_diff"] == float("inf")
-    assert bad["unchanged"] == ["layers.0.mlp.down_proj.weight", "layers.0.mlp.gate_proj.weight",
-                                "layers.0.mlp.up_proj.weight"]
+    report, _ = run(fn, fresh, lambda m: m.load_state_dict(state, assign=True), state, batch=batch,
+                    saved_output=saved_output)
+    assert report["flag"] and report["still_meta"] == ["rotary_emb.inv_freq", "rotary_emb.original_inv_freq"] and report["unchanged"] == []
 
 
 def test_a_float32_checkpoint_into_a_bf16_model_is_a_load_not_a_difference():
