@@ -4,6 +4,13 @@ Run from the repository root (needs torch)::
 
     python bench/gpu_checks.py            # CUDA if present, else the CPU (and says CUDA is absent)
     python bench/gpu_checks.py --dtype float64
+    python bench/gpu_checks.py --matrix     # also the compatibility matrix's column for the device
+
+With CUDA present the compatibility matrix of tests/compat_matrix.py (each check that takes a model,
+on a plain module, a transformers causal LM, an encoder classifier and a PEFT LoRA model, at float32,
+bf16 weights, bf16 and fp16 autocast, with tensor, tuple and dict batches) runs on the GPU as well:
+one line per check with its cells that work, refuse, miss, false-alarm or crash, and each cell that
+does not work. On the CPU the matrix runs only with --matrix (tests/test_compat_matrix.py runs it).
 
 Each check runs on one bug-zoo program it is measured on (its buggy and its fixed twin) with the
 model and every tensor on the device, the way tests/zoo_harness.py runs it on the CPU, and the
@@ -15,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import io
 import sys
 import traceback
@@ -123,11 +131,33 @@ def run_all(device, dtype=None, names=None) -> dict[str, tuple]:
     return results
 
 
+def matrix_column(device) -> int:
+    """The compatibility matrix on `device`: one line per check, then each cell that does not work; the
+    number of such cells (on the CPU every cell works; tests/test_compat_matrix.py holds that)."""
+    if not (importlib.util.find_spec("transformers") and importlib.util.find_spec("peft")):
+        print("matrix: transformers and peft are needed (pip install -e '.[test]'); not run")
+        return 1
+    import compat_matrix as cm
+
+    bad = 0
+    for name in cm.PROBES:
+        results = cm.outcomes(name, device.type)
+        print(f"matrix {name:24s} {device.type}: " + " ".join(f"{k}={v}" for k, v in cm.counts(results).items()))
+        for cell, o in results.items():
+            if o.status != "works":
+                bad += 1
+                print(f"    {'/'.join(cell)}: {o.status} {o.detail}")
+    return bad
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dtype", choices=["float32", "float64"], default=None,
                         help="cast the model and float data to this dtype (default: as the program has them)")
     parser.add_argument("--check", action="append", choices=sorted(CASES), help="run only these checks")
+    parser.add_argument("--matrix", action="store_true",
+                        help="run the compatibility matrix on the device (the default when CUDA is present)")
+    parser.add_argument("--matrix-only", action="store_true", help="the matrix alone, not the zoo cases")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     if torch.cuda.is_available():
@@ -138,6 +168,10 @@ def main(argv=None) -> int:
         print(f"CUDA absent: every check runs on the CPU instead (torch {torch.__version__})")
     dtype = getattr(torch, args.dtype) if args.dtype else None
     bad = 0
+    if args.matrix or args.matrix_only or device.type == "cuda":
+        bad += matrix_column(device)
+    if args.matrix_only:
+        return 1 if bad else 0
     for name, (got, want, error) in run_all(device, dtype, args.check).items():
         if error:
             bad += 1

@@ -52,6 +52,8 @@ DELEGATED = {
 SHELL_DELEGATED = {"refs/static_analysis.md": "tests/test_static_patterns.py (via static_patterns)"}
 TIMEOUT_S = 180  # per file; the slowest file takes a few seconds on 2 cores
 
+HELPERS_MARK = "the first block of diagnostics.md"  # as tests/zoo_harness.py
+_HELPERS = re.compile(r"## How to use these.*?```python\n(.*?)```", re.DOTALL)
 _MARKER = re.compile(r"^<!--\s*not run:(.*?)-->\s*$")
 _MARKER_START = re.compile(r"^<!--\s*not run\b", re.IGNORECASE)
 
@@ -160,6 +162,10 @@ def exec_blocks(blocks: list[Block]) -> list[dict]:
     Tracebacks name the Markdown file and line: each block is compiled with its own line offset.
     """
     namespace: dict = {"__name__": "__main__"}
+    if any(HELPERS_MARK in b.source for b in blocks):
+        # a block that uses the input helpers of refs/diagnostics.md says so; run them first, as it asks a reader
+        helpers = _HELPERS.search((ROOT / "refs" / "diagnostics.md").read_text(encoding="utf-8")).group(1)
+        exec(compile(helpers, "refs/diagnostics.md#how-to-use-these", "exec"), namespace)  # noqa: S102
     results = []
     for b in blocks:
         code = compile("\n" * b.line + b.source, b.path, "exec")

@@ -66,7 +66,8 @@ def test_diagnostics_blocks_are_the_ones_the_zoo_harness_runs():
     pytest.importorskip("torch", reason="zoo_harness imports torch")
     import zoo_harness as zoo
 
-    ran = set(zoo.diagnostic_sources().values()) | {zoo.smoke_test_source(), zoo.adapter_source()}
+    ran = set(zoo.diagnostic_sources().values()) | {zoo.smoke_test_source(), zoo.adapter_source(),
+                                                     zoo.divergence_source()}
     unmarked = [b for b in db.parse(zoo.DIAGNOSTICS_MD) if b.is_python and b.skip is None]
     assert [b.where for b in unmarked if b.source not in ran] == []
     assert len(unmarked) == len(ran)

@@ -71,7 +71,8 @@ def test_every_python_block_runs(path):
     """All python blocks of the file, in order, in one namespace, on CPU."""
     blocks = re.findall(r"```python\n(.*?)```", path.read_text(encoding="utf-8"), re.DOTALL)
     assert blocks
-    namespace: dict = {"__name__": f"doc_{path.stem}"}
+    uses_helpers = any(zoo.HELPERS_MARK in b for b in blocks)
+    namespace = zoo.helpers_namespace(f"doc_{path.stem}") if uses_helpers else {"__name__": f"doc_{path.stem}"}
     with contextlib.redirect_stdout(io.StringIO()):
         torch.manual_seed(0)
         for i, block in enumerate(blocks):

@@ -38,8 +38,10 @@ def source(name: str) -> str:
 
 @functools.cache
 def check(name: str) -> Callable:
-    namespace: dict = {"__name__": f"refs_md_{name}"}
-    exec(compile(source(name), f"{FILES[name]}#{name}", "exec"), namespace)  # noqa: S102
+    src = source(name)
+    # a check block that uses the input helpers says so; they run first, as its comment asks a reader to
+    namespace = zoo.helpers_namespace(f"refs_md_{name}") if zoo.HELPERS_MARK in src else {"__name__": f"refs_md_{name}"}
+    exec(compile(src, f"{FILES[name]}#{name}", "exec"), namespace)  # noqa: S102
     return namespace[name]
 
 

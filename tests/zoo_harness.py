@@ -56,10 +56,35 @@ def smoke_test_source() -> str:
     return re.search(r"## Smoke test on a toy model.*?```python\n(.*?)```", text, re.DOTALL).group(1)
 
 
+def divergence_source() -> str:
+    """The python block of the "Two runs that disagree: `first_divergence`" section (not a zoo-measured check)."""
+    text = DIAGNOSTICS_MD.read_text(encoding="utf-8")
+    return re.search(r"## Two runs that disagree.*?```python\n(.*?)```", text, re.DOTALL).group(1)
+
+
+@functools.cache
+def first_divergence() -> Callable:
+    """first_divergence, executed from its block in a fresh namespace with the input helpers."""
+    namespace = helpers_namespace("diagnostics_md_first_divergence")
+    with contextlib.redirect_stdout(io.StringIO()):  # its block ends with its own example
+        exec(compile(divergence_source(), f"{DIAGNOSTICS_MD}#first_divergence", "exec"), namespace)  # noqa: S102
+    return namespace["first_divergence"]
+
+
 def adapter_source() -> str:
     """The python block of the "How to use these" section: the wrapper for models that take a dict."""
     text = DIAGNOSTICS_MD.read_text(encoding="utf-8")
     return re.search(r"## How to use these.*?```python\n(.*?)```", text, re.DOTALL).group(1)
+
+
+HELPERS_MARK = "the first block of diagnostics.md"  # the comment a check block carries when it uses them
+
+
+def helpers_namespace(name: str) -> dict:
+    """A fresh namespace holding the input helpers (the "How to use these" block), for a check block to run in."""
+    namespace: dict = {"__name__": name}
+    exec(compile(adapter_source(), f"{DIAGNOSTICS_MD}#how-to-use-these", "exec"), namespace)  # noqa: S102
+    return namespace
 
 
 @functools.cache
@@ -72,8 +97,8 @@ def adapter() -> type:
 
 @functools.cache
 def diagnostic(name: str) -> Callable:
-    """The function or class `name`, executed from its Markdown block in a fresh namespace."""
-    namespace: dict = {"__name__": f"diagnostics_md_{name}"}
+    """The function or class `name`, executed from its Markdown block in a fresh namespace (with the helpers)."""
+    namespace = helpers_namespace(f"diagnostics_md_{name}")
     exec(compile(diagnostic_sources()[name], f"{DIAGNOSTICS_MD}#{name}", "exec"), namespace)  # noqa: S102
     return namespace[name]
 
