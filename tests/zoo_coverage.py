@@ -60,8 +60,8 @@ def _inference_side_effects(s: zoo.Setup) -> bool | None:
     # dropout modules in train mode are reported, not flagged (MC dropout is legitimate)
     report = check("inference_side_effects")(s.model, lambda: s.prog.evaluate(s.model, s.x_val, s.y_val),
                                              x=s.x_val[:zoo.BATCH])
-    return bool(report["norm_in_train_mode"] or report["buffers_changed"] or report["outputs_vary"]
-                or report["batch_dependent"])
+    return bool(report["norm_in_train_mode"] or report["batch_statistics"] or report["buffers_changed"]
+                or report["parameters_changed"] or report["outputs_vary"] or report["batch_dependent"])
 
 
 def _adapter_check(s: zoo.Setup) -> bool | None:
