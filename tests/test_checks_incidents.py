@@ -127,3 +127,106 @@ def test_ids_from_tensors_are_printed_as_ints(bpe):
     assert report["flag"] == "serving_prompt_is_short"
     assert "tensor(" not in printed and "training continues [" in printed
     assert all(type(t) is int for t in report["training_prompt"] + report["serving_prompt"])
+
+
+# --- inference_side_effects: batch statistics and written state, without x ---------------------
+
+XS = torch.randn(16, 4, generator=torch.Generator().manual_seed(0))
+
+
+def evaluate(model, x, batch_size=8):
+    """Evaluation code as users write it: eval mode, no_grad, in batches; x is not passed to the check."""
+    model.eval()
+    with torch.no_grad():
+        return torch.cat([model(x[i:i + batch_size]) for i in range(0, len(x), batch_size)])
+
+
+class BatchStandardise(nn.Module):
+    """Standardises each feature with the batch's mean and std: a row's output depends on its batch."""
+
+    def forward(self, h):
+        return (h - h.mean(0)) / (h.std(0) + 1e-5)
+
+
+class RowStandardise(nn.Module):
+    """The fixed twin: each row standardised over its own features."""
+
+    def forward(self, h):
+        return (h - h.mean(1, keepdim=True)) / (h.std(1, keepdim=True) + 1e-5)
+
+
+class ActNorm(nn.Module):
+    """Data-dependent init on the first forward (Glow's ActNorm); the flag is a buffer or a plain attribute."""
+
+    def __init__(self, width, flag_in_state_dict):
+        super().__init__()
+        self.loc, self.scale = nn.Parameter(torch.zeros(width)), nn.Parameter(torch.ones(width))
+        if flag_in_state_dict:
+            self.register_buffer("initialised", torch.tensor(False))
+        else:
+            self.initialised = False  # not saved: a reloaded model initialises again on its first batch
+
+    def forward(self, h):
+        if not bool(self.initialised):
+            with torch.no_grad():
+                self.loc.copy_(-h.mean(0))
+                self.scale.copy_(1 / (h.std(0) + 1e-6))
+            if torch.is_tensor(self.initialised):
+                self.initialised.fill_(True)
+            else:
+                self.initialised = True
+        return (h + self.loc) * self.scale
+
+
+def reloaded_actnorm(flag_in_state_dict):
+    torch.manual_seed(0)
+    trained = nn.Sequential(nn.Linear(4, 8), ActNorm(8, flag_in_state_dict), nn.Linear(8, 2))
+    trained(torch.randn(64, 4))  # initialised on a training batch
+    fresh = nn.Sequential(nn.Linear(4, 8), ActNorm(8, flag_in_state_dict), nn.Linear(8, 2))
+    fresh.load_state_dict(trained.state_dict())
+    return fresh
+
+
+def side_effects(model):
+    report, _ = run("inference_side_effects", model, lambda: evaluate(model, XS))
+    return report
+
+
+FLAGS = ("norm_in_train_mode", "batch_statistics", "buffers_changed", "parameters_changed", "outputs_vary",
+         "batch_dependent")
+
+
+def raised(report):
+    return {k for k in FLAGS if report[k]}
+
+
+def test_batchnorm_without_running_stats_is_caught_without_x():
+    torch.manual_seed(0)
+    buggy = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8, track_running_stats=False), nn.Linear(8, 2))
+    fixed = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.Linear(8, 2))
+    report = side_effects(buggy)
+    assert report["batch_statistics"] == ["1"] and report["batch_dependent"] is True
+    assert raised(report) == {"batch_statistics", "batch_dependent"}
+    assert raised(side_effects(fixed)) == set()
+
+
+def test_hand_written_batch_standardisation_is_caught_without_x():
+    torch.manual_seed(0)
+    buggy = nn.Sequential(nn.Linear(4, 8), BatchStandardise(), nn.Linear(8, 2))
+    fixed = nn.Sequential(nn.Linear(4, 8), RowStandardise(), nn.Linear(8, 2))
+    assert raised(side_effects(buggy)) == {"batch_dependent"}
+    assert raised(side_effects(fixed)) == set()
+
+
+def test_parameters_overwritten_by_the_first_eval_batch_are_caught():
+    report = side_effects(reloaded_actnorm(flag_in_state_dict=False))
+    assert report["parameters_changed"] == ["1.loc", "1.scale"]
+    assert raised(report) == {"parameters_changed"}  # the two calls agree: outputs_vary alone missed it
+    assert raised(side_effects(reloaded_actnorm(flag_in_state_dict=True))) == set()
+
+
+def test_batch_comparison_is_skipped_on_two_rows():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), BatchStandardise(), nn.Linear(8, 2)).eval()
+    report, _ = run("inference_side_effects", model, lambda: model(XS), x=XS[:2])
+    assert report["batch_dependent"] is None
