@@ -230,3 +230,38 @@ def test_batch_comparison_is_skipped_on_two_rows():
     model = nn.Sequential(nn.Linear(4, 8), BatchStandardise(), nn.Linear(8, 2)).eval()
     report, _ = run("inference_side_effects", model, lambda: model(XS), x=XS[:2])
     assert report["batch_dependent"] is None
+
+
+# --- adapter_check: LoRA inside reentrant activation checkpointing, a trainable head --------------
+
+def lora_llama(use_reentrant):
+    """A tiny Llama from a config, LoRA on q/v with a trainable lm_head, activation checkpointing on and
+    the inputs not requiring grad (what transformers 4.x left when checkpointing was enabled after
+    get_peft_model; transformers 5 calls enable_input_require_grads itself, undone here)."""
+    transformers = pytest.importorskip("transformers")
+    peft = pytest.importorskip("peft")
+    torch.manual_seed(0)
+    config = transformers.LlamaConfig(vocab_size=64, hidden_size=16, intermediate_size=32, num_hidden_layers=2,
+                                      num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=32)
+    model = peft.get_peft_model(transformers.LlamaForCausalLM(config),
+                                peft.LoraConfig(r=2, target_modules=["q_proj", "v_proj"], modules_to_save=["lm_head"]))
+    model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": use_reentrant})
+    model.base_model.model.disable_input_require_grads()
+    return model.train()
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_adapter_check_catches_lora_inside_reentrant_checkpointing():
+    ids = torch.randint(0, 64, (2, 8), generator=torch.Generator().manual_seed(1))
+    reports = {}
+    for use_reentrant in (True, False):
+        model = lora_llama(use_reentrant)
+        before, _ = run("adapter_check", model)
+        assert before["frozen_adapters"] == [] and before["adapters_without_gradient"] == []  # the old verdict: clean
+        reports[use_reentrant], _ = run("adapter_check", model, step=lambda m=model: m(input_ids=ids, labels=ids).loss)
+        assert all(p.grad is None for p in model.parameters())  # the check put the gradients back
+    adapters = sorted(n for n, _ in lora_llama(True).named_parameters() if "lora_" in n and ".default." in n)
+    assert len(adapters) == 8
+    assert sorted(reports[True]["adapters_without_gradient"]) == adapters
+    # the fixed twin: lora_A's gradient is exactly zero while lora_B is zero (LoRA's init), not listed
+    assert reports[False]["adapters_without_gradient"] == []

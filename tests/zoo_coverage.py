@@ -65,10 +65,10 @@ def _inference_side_effects(s: zoo.Setup) -> bool | None:
 
 
 def _adapter_check(s: zoo.Setup) -> bool | None:
-    report = check("adapter_check")(s.model)
+    report = check("adapter_check")(s.model, step=lambda: s.prog.loss_fn(s.model(s.xb), s.yb))
     if report["adapter_params"] == 0:
         return None  # no adapters in this model
-    return bool(report["frozen_adapters"])
+    return bool(report["frozen_adapters"] or report["adapters_without_gradient"])
 
 
 def _best_action_probe(s: zoo.Setup) -> bool | None:
