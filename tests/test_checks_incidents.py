@@ -265,3 +265,28 @@ def test_adapter_check_catches_lora_inside_reentrant_checkpointing():
     assert sorted(reports[True]["adapters_without_gradient"]) == adapters
     # the fixed twin: lora_A's gradient is exactly zero while lora_B is zero (LoRA's init), not listed
     assert reports[False]["adapters_without_gradient"] == []
+
+
+# --- refs/trainers.md: num_items_in_batch over the shifted labels of a causal LM -----------------
+
+def test_causal_lm_token_count_is_over_the_shifted_labels(tmp_path):
+    transformers = pytest.importorskip("transformers")
+    torch.manual_seed(0)
+    config = transformers.LlamaConfig(vocab_size=64, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                                      num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=32)
+    model = transformers.LlamaForCausalLM(config).eval()
+    ids = torch.randint(0, 64, (3, 8), generator=torch.Generator().manual_seed(2))
+    labels = ids.clone()
+    labels[0, 5:] = -100  # a padded row
+    shifted, unshifted = int((labels[..., 1:] != -100).sum()), int((labels != -100).sum())
+    assert unshifted - shifted == 3  # one per row whose first label is a token
+    with torch.no_grad():
+        mean = model(input_ids=ids, labels=labels).loss
+        over_shifted = model(input_ids=ids, labels=labels, num_items_in_batch=shifted).loss
+        over_all = model(input_ids=ids, labels=labels, num_items_in_batch=unshifted).loss
+    assert torch.allclose(over_shifted, mean)
+    assert not torch.allclose(over_all, mean) and torch.allclose(over_all * unshifted, mean * shifted)
+    # the Trainer's own count in the installed version
+    args = transformers.TrainingArguments(output_dir=str(tmp_path), report_to=[], use_cpu=True)
+    trainer = transformers.Trainer(model=model, args=args)
+    assert int(trainer._get_num_items_in_batch([{"input_ids": ids, "labels": labels}], torch.device("cpu"))) == shifted
