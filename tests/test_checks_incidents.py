@@ -290,3 +290,75 @@ def test_causal_lm_token_count_is_over_the_shifted_labels(tmp_path):
     args = transformers.TrainingArguments(output_dir=str(tmp_path), report_to=[], use_cpu=True)
     trainer = transformers.Trainer(model=model, args=args)
     assert int(trainer._get_num_items_in_batch([{"input_ids": ids, "labels": labels}], torch.device("cpu"))) == shifted
+
+
+# --- the checks added for the router rows of issue 27 (refs/systems.md) -------------------------
+
+def systems_check(name):
+    """The first python block under the ### `name` heading of refs/systems.md, executed alone."""
+    text = (cov.ROOT / "refs" / "systems.md").read_text(encoding="utf-8")
+    block = text.split(f"### `{name}`\n", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    namespace = {"__name__": f"systems_md_{name}"}
+    exec(compile(block, f"refs/systems.md#{name}", "exec"), namespace)  # noqa: S102
+    out = io.StringIO()
+
+    def call(*args, **kwargs):
+        with contextlib.redirect_stdout(out):
+            return namespace[name](*args, **kwargs)
+
+    return call
+
+
+def training_step(accumulate):
+    """One SGD step per call; `accumulate(loss)` is what the loop keeps of each loss."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4))
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    gen = torch.Generator().manual_seed(0)
+
+    def step():
+        x, y = torch.randn(32, 16, generator=gen), torch.randint(0, 4, (32,), generator=gen)
+        loss = nn.functional.cross_entropy(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        accumulate(loss)
+
+    return step
+
+
+def test_memory_growth_sees_a_running_total_that_keeps_its_graph():
+    memory_growth = systems_check("memory_growth")
+    total, total_item = [torch.zeros(())], [0.0]
+
+    def keep(loss):  # `total += loss`: one tensor, whose graph grows by a step's graph every step
+        total[0] = total[0] + loss
+
+    def keep_item(loss):
+        total_item[0] = total_item[0] + loss.item()
+
+    assert memory_growth(training_step(keep))["growing"] == ["graph_nodes"]
+    # AdamW's state appears at the first step, inside the warmup: no growth after it
+    assert memory_growth(training_step(keep_item))["growing"] == []
+
+
+def test_gradient_coverage_finds_an_unused_layer_and_spares_a_used_one():
+    gradient_coverage = systems_check("gradient_coverage")
+
+    class Net(nn.Module):
+        def __init__(self, use_new_head):
+            super().__init__()
+            self.body, self.head, self.new_head = nn.Linear(8, 8), nn.Linear(8, 2), nn.Linear(8, 2)
+            self.use_new_head = use_new_head
+
+        def forward(self, x):  # the bug: the replacement head is built and trained, never used
+            return (self.new_head if self.use_new_head else self.head)(torch.relu(self.body(x)))
+
+    for use_new_head, never in ((False, ["new_head.bias", "new_head.weight"]), (True, ["head.bias", "head.weight"])):
+        torch.manual_seed(0)
+        net = Net(use_new_head)
+        gen = torch.Generator().manual_seed(0)
+        report = gradient_coverage(net, lambda net=net, gen=gen: nn.functional.cross_entropy(
+            net(torch.randn(8, 8, generator=gen)), torch.randint(0, 2, (8,), generator=gen)))
+        assert sorted(report["never"]) == never and report["sometimes"] == {}
+        assert all(p.grad is None for p in net.parameters())
