@@ -213,8 +213,29 @@ def test_folklore_claims_about_the_usual_suspects_match_the_tables():
         assert "overfit_one_batch" in rt[bug]
     text = " ".join(SKILL.read_text(encoding="utf-8").split())
     overfit = {b for b, c in rt.items() if "overfit_one_batch" in c}
-    assert f"it caught {len(overfit)} of {len(rt)}, none of the mode or loop bugs" in text
+    # issue 27: the zoo's counts live in diagnostics.md's step summary, not in the folklore's advice
+    assert "none of the mode or loop bugs" in text
+    assert f"`overfit_one_batch` catches {len(overfit)}," in step_summary()
+    assert not re.search(r"\b\d+ of (the )?\d+\b", skill_section("Folklore")), "zoo counts belong in the evidence sections"
     mode_or_loop = {"dropout_at_eval", "eval_without_train", "encoder_under_no_grad", "softmax_in_loss_call",
                     *ZERO_GRAD_PROGRAMS}
     assert not overfit & mode_or_loop
     assert not rt["label_leak"] and "label_leak" not in flagged_by_searches()
+
+
+def test_router_has_the_rows_of_issue_27():
+    """Incidents users report that had no row or a misleading one; each row names a check that exists
+    (test_every_check_name_in_skill_md_exists) and the file that defines it."""
+    rows = [ln for ln in skill_section("Symptom router").splitlines() if ln.startswith("| ")]
+
+    def row(symptom: str) -> str:
+        return next(r for r in rows if r.startswith(f"| {symptom}"))
+
+    assert "`prompt_parity_check`" in row("two evaluation paths disagree on the same checkpoint")
+    assert "`memory_growth`" in row("allocated memory grows step after step")
+    assert "`gradient_coverage`" in row("some parameters get exactly zero gradient while the rest train")
+    hardware = row("problem only in bf16, or only on new hardware").split(" | ")[1]
+    assert hardware.index("`run_fingerprint`") < hardware.index("`precision_gap`"), "environment diff first"
+    upgrade = row("regression after a dependency upgrade").split(" | ")[1]
+    assert upgrade.startswith("before any training run, `run_fingerprint`")
+    assert "`adapter_check` with `step=`" in row("fine-tuned LLM misbehaves")

@@ -62,15 +62,15 @@ def _inference_side_effects(s: zoo.Setup) -> bool | None:
     # dropout modules in train mode are reported, not flagged (MC dropout is legitimate)
     report = check("inference_side_effects")(s.model, lambda: s.prog.evaluate(s.model, s.x_val, s.y_val),
                                              x=s.x_val[:zoo.BATCH])
-    return bool(report["norm_in_train_mode"] or report["buffers_changed"] or report["outputs_vary"]
-                or report["batch_dependent"])
+    return bool(report["norm_in_train_mode"] or report["batch_statistics"] or report["buffers_changed"]
+                or report["parameters_changed"] or report["outputs_vary"] or report["batch_dependent"])
 
 
 def _adapter_check(s: zoo.Setup) -> bool | None:
-    report = check("adapter_check")(s.model)
+    report = check("adapter_check")(s.model, step=lambda: s.prog.loss_fn(s.model(s.xb), s.yb))
     if report["adapter_params"] == 0:
         return None  # no adapters in this model
-    return bool(report["frozen_adapters"])
+    return bool(report["frozen_adapters"] or report["adapters_without_gradient"])
 
 
 def _best_action_probe(s: zoo.Setup) -> bool | None:
