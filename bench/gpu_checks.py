@@ -142,9 +142,11 @@ def matrix_column(device) -> int:
     bad = 0
     for name in cm.PROBES:
         results = cm.outcomes(name, device.type)
-        print(f"matrix {name:24s} {device.type}: " + " ".join(f"{k}={v}" for k, v in cm.counts(results).items()))
+        recorded = name in cm.CURRENT_BEHAVIOUR  # changed by another part of issue 27: shown, not counted
+        print(f"matrix {name:24s} {device.type}: " + " ".join(f"{k}={v}" for k, v in cm.counts(results).items())
+              + (" (current behaviour, not counted)" if recorded else ""))
         for cell, o in results.items():
-            if o.status != "works":
+            if o.status != "works" and not recorded:
                 bad += 1
                 print(f"    {'/'.join(cell)}: {o.status} {o.detail}")
     return bad
