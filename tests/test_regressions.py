@@ -304,11 +304,12 @@ def test_fix_does_not_guess_which_anchor_a_quote_left(pkg: Package) -> None:
     assert "second L13" in fixed  # never rewritten into the quote's lines
     assert "first L11, second L13, L14)" in fixed
     assert any("second L13" in note for note in plan.unresolved)
-    # A label that names the quote's words tells which anchor it left: that one is replaced,
-    # the paraphrase's stays where it was.
+    # A label that names the quote's words tells which anchor it left, so only one offset puts the
+    # quote back (+3, the inserted lines): every anchor moves by it, the paraphrase's onto its own line
+    # ("Raise the threshold slowly." is L16 now; L13 is "And another.").
     package(pkg, body, content, "assume-bug L11, raise-threshold L13")
     plan = plan_fixes(pkg.root)
-    assert "assume-bug L14, raise-threshold L13)" in plan.fixed[(pkg.root / "SKILL.md").resolve()]
+    assert "assume-bug L14, raise-threshold L16)" in plan.fixed[(pkg.root / "SKILL.md").resolve()]
     assert plan.unresolved == []
     # With a single candidate there is nothing to guess: it is rewritten.
     package(pkg, body, '"Assume you have a bug"[^s].', "assume-bug L11")
