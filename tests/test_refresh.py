@@ -778,9 +778,14 @@ def test_refresh_write_on_this_repository_moves_no_anchor(server: Server, tmp_pa
         line = next(l for l in text.splitlines() if l.startswith("source:"))
         path.write_text(text.replace(line, f"source: {server.url(route)}", 1), encoding="utf-8")
         excerpts += fm.data.get("kind") == "excerpt"
+    # Issue 28 §5: the footnotes still name the real URLs, which no source
+    # names now (SC314 by construction, left out of the lists below and
+    # ignored by the CLI's check); the anchors are what is tested here.
+    pyproject = copy / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8").replace('[tool.skillcite]\n', '[tool.skillcite]\nignore = ["SC314"]\n', 1), encoding="utf-8")
     assert CliRunner().invoke(main, ["lock", "--root", str(copy)]).exit_code == 0  # whatever the lock covers
     before = check(copy)
-    assert [d.format() for d in before.diagnostics] == []
+    assert [d.format() for d in before.diagnostics if d.code != "SC314"] == []
     evidence_bytes = {p: p.read_bytes() for p in folder.glob("*.md")}
 
     result = CliRunner().invoke(main, ["refresh", "--root", str(copy), *FAST, "--jobs", "8", "--write"])
@@ -794,7 +799,7 @@ def test_refresh_write_on_this_repository_moves_no_anchor(server: Server, tmp_pa
 
     assert {p: p.read_bytes() for p in folder.glob("*.md")} == evidence_bytes
     after = check(copy)
-    assert [d.format() for d in after.diagnostics] == []
+    assert [d.format() for d in after.diagnostics if d.code != "SC314"] == []
     assert after.quotes_verified == before.quotes_verified and after.quotes_verified > 300
     assert _anchors(after) == _anchors(before) and len(_anchors(after)) > 300
     strict = CliRunner().invoke(main, ["check", str(copy), "--strict"])

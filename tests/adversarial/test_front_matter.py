@@ -69,7 +69,11 @@ MUST_FAIL: dict[str, tuple[Callable[[Package], None], list[tuple[str, str, int]]
     # §1.6: the front matter held text a quote could match, and the lock did not cover it.
     "quote found only in the front matter": (quote_front_matter, [("SC303", "SKILL.md", 7)]),
     "kind changed after the lock": (evidence_edit("kind: excerpt", "kind: transcript", relock=False), [("SC403", SRC, 9)]),
-    "source changed after the lock": (evidence_edit("https://example.org/post", "https://example.org/other", relock=False), [("SC403", SRC, 9)]),
+    # Issue 28 §5: the footnote now also disagrees with the evidence's source (SC314).
+    "source changed after the lock": (
+        evidence_edit("https://example.org/post", "https://example.org/other", relock=False),
+        [("SC314", "SKILL.md", 13), ("SC403", SRC, 9)],
+    ),
     "author changed after the lock": (evidence_edit("author: A. Author", "author: B. Author", relock=False), [("SC403", SRC, 9)]),
     "comment added after the lock": (evidence_edit("license: CC BY 4.0", "license: CC BY 4.0  # see the site", relock=False), [("SC403", SRC, 9)]),
     "closing fence changed after the lock": (evidence_edit("\n---\nThe first", "\n---  \nThe first", relock=False), [("SC403", SRC, 9)]),

@@ -1301,7 +1301,7 @@ def _at_cited(qp: QuotePattern, ev: Evidence, norm: Normalized, valid: list[list
 _CONTEXT_LINES = 60
 _NON_SPACE = re.compile(r"\S")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
-_ATX_HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$")
+_ATX_HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+(.*)")  # the closing #s are stripped apart: no backtracking
 
 
 def _body_first_line(ev: Evidence) -> int:
@@ -1365,7 +1365,7 @@ def _headings(text: str, top: int) -> tuple[list[int], list[str]]:
         m = _ATX_HEADING.match(line.rstrip("\r"))
         if m:
             numbers.append(number)
-            texts.append(m.group(2))
+            texts.append(m.group(2).rstrip(" \t#"))
     return numbers, texts
 
 
@@ -1613,7 +1613,11 @@ def _unhyphenated(qp: QuotePattern, source: str) -> QuotePattern | None:
 # footnote reference (issue 28 §6).
 _SUPERSCRIPTS = "\u00b9\u00b2\u00b3\u2070\u2074\u2075\u2076\u2077\u2078\u2079"
 _FOOTNOTE_MARK = re.compile(
-    rf"([^\W\d_]{{3,}}[.,;:!?)]?)([{_SUPERSCRIPTS}]+|\[\d{{1,3}}(?:[,\u2013-] ?\d{{1,3}})*\])(?=[\s.,;:!?)']|$)"
+    # A word from its start (lookbehind) and without backtracking into it
+    # (possessive): one step per letter, so a run of 100,000 letters costs
+    # one scan, not one per letter.
+    # Superscript digits count as letters for \w: kept out of the word.
+    rf"((?<![^\W\d_{_SUPERSCRIPTS}])[^\W\d_{_SUPERSCRIPTS}]{{3,}}+[.,;:!?)]?)([{_SUPERSCRIPTS}]+|\[\d{{1,3}}(?:[,\u2013-] ?\d{{1,3}})*\])(?=[\s.,;:!?)']|$)"
 )
 _MARKABLE = re.compile(r"[^\W\d_]+[.,;:!?)]?")
 
