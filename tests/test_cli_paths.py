@@ -34,7 +34,7 @@ def test_check_files_shows_only_their_findings(pkg: Package, monkeypatch: pytest
     assert r.output.splitlines() == ["notes.md:3:8: SC601 link target 'nope.md' does not exist", SUMMARY.format(errors="1 error")]
     r = run("check", "SKILL.md", "notes.md", "--select", "SC3")
     assert r.exit_code == 1
-    assert [line.split(" ")[:2] for line in r.output.splitlines()[:-1]] == [["SKILL.md:7:1:", "SC303"]]
+    assert [line.split(" ")[:2] for line in r.output.splitlines()[:-1]] == [["SKILL.md:7:1:", "SC302"]]
 
 
 def test_check_files_without_findings_exit_0(pkg: Package, monkeypatch: pytest.MonkeyPatch) -> None:
