@@ -210,7 +210,7 @@ def _narrow_reads_as_whole(tmp_path: Path, seed: int, monkeypatch: pytest.Monkey
 def _outcomes(root: Path) -> tuple[list[str], list[tuple[object, ...]]]:
     report = check(root, load_config(root), cache=False)
     findings = sorted(repr(d) for d in report.diagnostics)
-    outcomes = [(o.doc.rel, o.quote.text, o.match, o.review, o.stale, o.keys) for o in report.outcomes]
+    outcomes = [(o.doc.rel, o.quote.text, o.match, o.review, o.stale, o.shown) for o in report.outcomes]
     return findings, outcomes
 
 

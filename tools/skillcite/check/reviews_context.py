@@ -174,13 +174,17 @@ def source_of(ev: Evidence) -> str:
     return "" if value is None else str(value)
 
 
-def shown_for(o: QuoteOutcome, reader: ContextReader, occurrence: int = 1) -> Shown | None:
-    """What ``review`` shows of a quote found with departures; None for any other outcome."""
+def shown_for(o: QuoteOutcome, reader: ContextReader, paths: dict[str, str] | None = None) -> Shown | None:
+    """What ``review`` shows of a quote found with departures; None for any other outcome.
+
+    ``paths`` maps the paths of an installed copy to the package's own (the
+    review file names the package's documents and evidence files).
+    """
     m, ev, d = o.match, o.evidence, o.definition
     if m is None or ev is None or d is None or not m.edits or m.lines is None or m.status not in ("verified", "marks"):
         return None
     around = reader.context(ev, m.lines, m.source)
     return Shown(
-        o.doc.rel, o.quote.text, occurrence, ev.rel, source_of(ev), author_of(ev), m.source,
+        (paths or {}).get(o.doc.rel, o.doc.rel), o.quote.text, 1, (paths or {}).get(ev.rel, ev.rel), source_of(ev), author_of(ev), m.source,
         around.before, around.after, around.heading, attribution(o.doc, d), departures_of(m),
     ).normalized()

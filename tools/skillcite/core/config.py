@@ -66,6 +66,9 @@ class Config:
     reviews: str = ""
     bulk_reviews_until: str = ""
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    # Not a setting: ``install`` sets it to check a copy. Each copied file's path
+    # in the package, so that reviews (keyed by package paths) cover the copy.
+    package_paths: dict[str, str] = field(default_factory=dict)
 
     @property
     def evidence_folders(self) -> list[str]:
@@ -233,7 +236,7 @@ def load_config(root: Path) -> Config:
     table = tool.get("skillcite", {}) if isinstance(tool, dict) else None
     if not isinstance(table, dict):
         raise InputError(f"{shown(str(path))}: [tool.skillcite] must be a table")
-    known = {f.name for f in fields(Config)}
+    known = {f.name for f in fields(Config)} - {"package_paths"}
     cfg = Config()
     for key, value in table.items():
         name = key.replace("-", "_")

@@ -296,6 +296,7 @@ def installed_config(plan: InstallPlan) -> Config:
         skill_max_lines=pkg.skill_max_lines,
         skill_max_tokens=pkg.skill_max_tokens,
         toc_min_lines=pkg.toc_min_lines,
+        package_paths=dict(plan.sources),  # reviews are keyed by the package's paths
     )
 
 

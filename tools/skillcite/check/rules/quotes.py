@@ -119,7 +119,7 @@ def quote_outcomes(ws: Workspace) -> list[QuoteOutcome]:
                 outcome = verify_quote(ws, doc, quote, definitions)
                 if outcome is None:  # every label undefined: SC101 says so
                     continue
-                shown = shown_for(outcome, reader)
+                shown = shown_for(outcome, reader, ws.config.package_paths)
                 if shown is not None:
                     nth = seen[shown.key] = seen.get(shown.key, 0) + 1
                     outcome.shown = dataclasses.replace(shown, occurrence=nth)
