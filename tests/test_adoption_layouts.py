@@ -65,7 +65,7 @@ def collection_with_a_source_tree(root: Path) -> Path:
     """williamhallatt/cogworks: skills/<name>/ and a top-level _sources/ tree of page caches in sub-folders."""
     return write(root, {
         "skills/learn/SKILL.md": FRONT.format(name="learn") + "# Learn\n\nThe spec says \"A skill is a folder\"[^s].\n\n"
-        "[^s]: Agent Skills, \"Specification\" ([cache](../../_sources/agentskills/spec.md): L4)\n\nSee [patterns](patterns.md).\n",
+        "[^s]: \"Specification\", agentskills.io ([cache](../../_sources/agentskills/spec.md): L4)\n\nSee [patterns](patterns.md).\n",
         "skills/learn/patterns.md": "# Patterns\n\n> **Tip**: keep SKILL.md short.\n",
         "_sources/agentskills/spec.md": "Source: https://agentskills.io/specification\nTitle: Specification\n\nA skill is a folder.\n",
         "_sources/prompting/guide/intro.md": "Title: Prompting\n\nURL Source: https://example.org/guide\n\nMarkdown Content:\nA guide.\n",

@@ -158,7 +158,9 @@ def test_one_pass_of_the_walkthrough_places_every_quote_and_review_clears_them(t
     assert out.splitlines()[-1] == (
         "2 files changed (4 for moved quotes, 0 carried, 0 refused); 3 placed quotes to review (run: skillcite review); "
         "exit 1: 1 not fixed (listed above)")
-    assert outputs["review"].startswith("recorded 8 bulk acceptances by ")
+    listed = outputs["review"].strip().splitlines()  # review --accept-all lists each acceptance, then says what it recorded
+    assert [line.startswith("accepted in bulk ") for line in listed[:-1]] == [True] * 8
+    assert listed[-1].startswith("recorded 8 bulk acceptances by ")
     new = (root / "docs/evidence/rl.md").read_text()
     skill = (root / "SKILL.md").read_text()
     # Each stale anchor replaced where it was (labels name the quotes), none appended.

@@ -84,6 +84,8 @@ MUST_FAIL = [
     ('Qwen Team, "Qwen3" \u2014 https://example.org/post', {"author": "Llama Team"}, ["SC315"]),
     ('Andy Smith, "A Post" \u2014 https://example.org/post', {"author": "Andy Jones"}, ["SC315"]),
     ('A. Author, "A Paper" \u2014 https://arxiv.org/abs/2001.00002', {"source": "https://arxiv.org/abs/2001.00001"}, ["SC314"]),
+    # An author evidence adopt could not tell is reported once for the file (SC402), never as a mismatch per footnote.
+    ('B. Someone, "A Post" (2020) \u2014 https://example.org/post', {"author": "TODO"}, ["SC402"]),
 ]
 MUST_PASS = [
     ('A. Author, "A Post" (2020) \u2014 https://example.org/post', {}),

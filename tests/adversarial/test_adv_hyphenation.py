@@ -36,7 +36,7 @@ def codes(tmp_path: Path, body: str, quote: str, fmt: str | None = "pdf", source
     p.write("docs/evidence/src.md", text)
     first = head.count("\n") + 1
     last = first + body.count("\n") - 1
-    p.write("SKILL.md", HEAD + f"> {quote}[^s]\n\n[^s]: A. Author, \"A paper\" (2020) — https://arxiv.org/abs/2001.04536 "
+    p.write("SKILL.md", HEAD + f"> {quote}[^s]\n\n[^s]: A. Author, \"A paper\" (2020) — {source} "
             f"([cache](docs/evidence/src.md): L{first}-{last})\n")
     return [d.code for d in check(p.root).diagnostics]
 

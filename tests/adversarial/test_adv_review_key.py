@@ -123,12 +123,16 @@ def test_must_pass_evidence_edit_outside_what_was_shown(reviewed: Package, name:
 
 def test_must_fail_evidence_replaced_by_another_authors_page(reviewed: Package) -> None:
     line = set_evidence(reviewed, front=FRONT.replace("author: A. Author", "author: B. Other"))
-    assert findings(reviewed) == [s.format(line=line) for s in stale("the evidence's author")]
+    got = findings(reviewed)
+    assert [f for f in got if not f.startswith("SC315")] == [s.format(line=line) for s in stale("the evidence's author")]
+    assert [f[:5] for f in got if f.startswith("SC315")] == ["SC315"]  # and the footnote now names someone else (issue 28 item 5)
 
 
 def test_must_fail_evidence_source_repointed(reviewed: Package) -> None:
     line = set_evidence(reviewed, front=FRONT.replace("https://example.org/post", "https://example.org/another"))
-    assert findings(reviewed) == [s.format(line=line) for s in stale("the evidence's source")]
+    got = findings(reviewed)
+    assert [f for f in got if not f.startswith("SC314")] == [s.format(line=line) for s in stale("the evidence's source")]
+    assert [f[:5] for f in got if f.startswith("SC314")] == ["SC314"]  # and the footnote's URL is no longer the evidence's
 
 
 def test_must_pass_evidence_title_edit(reviewed: Package) -> None:
@@ -146,7 +150,9 @@ def test_must_fail_footnote_repointed_to_another_file_holding_the_same_sentence(
 def test_must_fail_footnote_attribution_changed(reviewed: Package) -> None:
     reviewed.replace("SKILL.md", '[^src]: A. Author, "A Post"', '[^src]: C. Someone, "A Post"')
     line = line_of(reviewed.read("docs/evidence/src.md"), "Assume you have a bug")
-    assert findings(reviewed) == [s.format(line=line) for s in stale("the footnote's attribution")]
+    got = findings(reviewed)
+    assert [f for f in got if not f.startswith("SC315")] == [s.format(line=line) for s in stale("the footnote's attribution")]
+    assert [f[:5] for f in got if f.startswith("SC315")] == ["SC315"]  # C. Someone is not the evidence's author
 
 
 def test_must_fail_identical_quote_in_another_document_does_not_ride(reviewed: Package) -> None:
