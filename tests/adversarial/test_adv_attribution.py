@@ -35,6 +35,8 @@ SAME_URL = [
     ("https://arxiv.org/pdf/1709.06560", "https://arxiv.org/abs/1709.06560"),
     ("https://arxiv.org/pdf/1709.06560v3.pdf", "https://arxiv.org/abs/1709.06560v3"),
     ("http://export.arxiv.org/abs/1709.06560", "https://arxiv.org/abs/1709.06560"),
+    ("https://arxiv.org/html/2412.19437", "https://arxiv.org/abs/2412.19437"),  # both seen in wassname/ml-debug's footnotes and caches
+    ("https://raw.githubusercontent.com/o/r/main/src/x.py", "https://github.com/o/r/blob/main/src/x.py"),
 ]
 OTHER_URL = [
     ("https://example.org/post", "https://example.org/posts"),
@@ -86,6 +88,10 @@ MUST_FAIL = [
     ('A. Author, "A Paper" \u2014 https://arxiv.org/abs/2001.00002', {"source": "https://arxiv.org/abs/2001.00001"}, ["SC314"]),
     # An author evidence adopt could not tell is reported once for the file (SC402), never as a mismatch per footnote.
     ('B. Someone, "A Post" (2020) \u2014 https://example.org/post', {"author": "TODO"}, ["SC402"]),
+    ('A. Author, "A Post" (2020) \u2014 https://example.org/post', {"source": "TODO"}, ["SC402"]),
+    # A site or folder holds the cached page; a sibling path or a page below the cached one does not.
+    ('A. Author, "A Book" \u2014 https://example.org/book', {"source": "https://example.org/bookshelf/ch11.html"}, ["SC314"]),
+    ('A. Author, "A Post, part 2" \u2014 https://example.org/post/part-2', {}, ["SC314"]),
 ]
 MUST_PASS = [
     ('A. Author, "A Post" (2020) \u2014 https://example.org/post', {}),
@@ -101,6 +107,9 @@ MUST_PASS = [
     ('The Qwen Team, "Qwen3" \u2014 https://example.org/post', {"author": "Qwen Team"}),
     ('A. Author, "A Paper" \u2014 https://arxiv.org/pdf/2001.00001v2.pdf', {"source": "https://arxiv.org/abs/2001.00001v2"}),
     ('A. Author, "A Post"', {}),  # no URL: nothing to compare
+    # The footnote cites the work where readers find it, the cache one page or file of it (wassname/ml-debug's book and repository footnotes).
+    ('A. Author, "A Book" \u2014 https://www.example.org/', {"source": "https://example.org/contents/guidelines.html"}),
+    ('A. Author, "A Book" \u2014 https://github.com/o/book', {"source": "https://github.com/o/book/blob/master/full%20book/book.pdf"}),
 ]
 
 

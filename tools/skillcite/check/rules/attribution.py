@@ -7,10 +7,12 @@ deliberately narrow, so that it only reports what it can show:
 
 - URLs (SC314): every ``http(s)`` URL the definition writes outside its
   cache links, compared with the evidence's ``source`` after
-  :func:`url_key` (scheme, ``www.``, a trailing slash, the fragment, and
-  arXiv's ``abs``/``pdf`` forms do not count). A footnote with no URL, or
-  evidence without ``source``, is not compared; one of several URLs
-  matching is enough.
+  :func:`url_key` (scheme, ``www.``, a trailing slash, the fragment,
+  arXiv's ``abs``/``pdf``/``html`` forms and raw GitHub file URLs do not
+  count); a site or folder holding the cached page also names it
+  (:func:`_cites`). A footnote with no URL, or evidence whose ``source``
+  is missing or a ``TODO``, is not compared; one of several URLs matching
+  is enough.
 - Authors (SC315): the names written before the title (the text before a
   quoted title, or before `` — ``), parentheses and ``et al.`` removed.
   With a quoted title every name is compared; without one only the
@@ -34,7 +36,8 @@ from ..workspace import Workspace, position
 from .base import Rule
 
 _URL = re.compile(r"https?://[^\s<>()\[\]]+", re.IGNORECASE)
-_ARXIV = re.compile(r"^/(?:abs|pdf)/(.+?)(?:\.pdf)?$")
+_ARXIV = re.compile(r"^/(?:abs|pdf|html)/(.+?)(?:\.pdf)?$")
+_RAW_GITHUB = re.compile(r"^/([^/]+)/([^/]+)/(.+)$")
 _WORD = re.compile(r"[^\W_]+")
 _PARENS = re.compile(r"\([^()]*\)")
 _TITLE_START = re.compile(r"[\"\u201c]")
@@ -50,7 +53,8 @@ _ET_AL = re.compile(r"\bet\s+al\.?", re.IGNORECASE)
 def url_key(url: str) -> str:
     """``url`` reduced to what identifies the page: host without ``www.`` (case-folded), path without a trailing slash, query; no scheme, no fragment.
 
-    arXiv's ``/abs/ID`` and ``/pdf/ID`` (with or without ``.pdf``) are one paper.
+    arXiv's ``/abs/ID``, ``/pdf/ID`` (with or without ``.pdf``) and ``/html/ID`` are one paper;
+    a file on ``raw.githubusercontent.com`` is the same file's ``github.com/.../blob/...`` page.
     """
     parts = urlsplit(url.strip().rstrip(".,;:"))
     host = parts.netloc.lower().removeprefix("www.")
@@ -60,7 +64,24 @@ def url_key(url: str) -> str:
         m = _ARXIV.match(path)
         if m:
             path = f"/abs/{m.group(1)}"
+    if host == "raw.githubusercontent.com":
+        m = _RAW_GITHUB.match(path)
+        if m:
+            host, path = "github.com", f"/{m.group(1)}/{m.group(2)}/blob/{m.group(3)}"
     return host + path + (f"?{parts.query}" if parts.query else "")
+
+
+def _cites(cited: str, source: str) -> bool:
+    """Whether a footnote URL (as :func:`url_key`) names the evidence's ``source``: that page, or a site or folder holding it.
+
+    A footnote may cite the work where readers find it (a book's site, a
+    repository) while the cache holds one page or file of it; a URL on
+    another host, or a sibling path, is another source.
+    """
+    if cited == source:
+        return True
+    head = cited.partition("?")[0]
+    return "?" not in cited and source.startswith(head + "/")
 
 
 def _fold(text: str) -> str:
@@ -207,9 +228,9 @@ def attribution(ws: Workspace) -> Iterator[Diagnostic]:
                     continue
                 line, col = position(doc, d.start)
                 source = ev.front.data.get("source")
-                if urls and isinstance(source, str) and source.strip():
+                if urls and isinstance(source, str) and _URL.match(source.strip()):  # a TODO source is SC402's, once per file
                     want = url_key(source)
-                    if not any(url_key(u) == want for u in urls):
+                    if not any(_cites(url_key(u), want) for u in urls):
                         shown = urls[0].rstrip(".,;:")
                         yield Diagnostic.make(
                             "SC314", doc.rel, line, col,
