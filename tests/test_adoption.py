@@ -89,7 +89,8 @@ def test_workflows_run_the_check_with_github_annotations() -> None:
 def test_every_setting_is_documented_for_adopters() -> None:
     text = (ROOT / "docs/adopting.md").read_text(encoding="utf-8")
     for f in fields(Config):
-        assert f"`{f.name}`" in text, f.name
+        if f.metadata.get("setting", True):  # package_paths is set by install for its copy, never by a user
+            assert f"`{f.name}`" in text, f.name
     assert "skillcite-check" in text and "quote-fidelity.yml" in text
 
 

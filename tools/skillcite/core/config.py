@@ -68,7 +68,7 @@ class Config:
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     # Not a setting: ``install`` sets it to check a copy. Each copied file's path
     # in the package, so that reviews (keyed by package paths) cover the copy.
-    package_paths: dict[str, str] = field(default_factory=dict)
+    package_paths: dict[str, str] = field(default_factory=dict, metadata={"setting": False})
 
     @property
     def evidence_folders(self) -> list[str]:
@@ -236,7 +236,7 @@ def load_config(root: Path) -> Config:
     table = tool.get("skillcite", {}) if isinstance(tool, dict) else None
     if not isinstance(table, dict):
         raise InputError(f"{shown(str(path))}: [tool.skillcite] must be a table")
-    known = {f.name for f in fields(Config)} - {"package_paths"}
+    known = {f.name for f in fields(Config) if f.metadata.get("setting", True)}
     cfg = Config()
     for key, value in table.items():
         name = key.replace("-", "_")
