@@ -258,7 +258,7 @@ def report_pairs(label: str, found: dict[str, list[tuple[Run, Run]]]) -> None:
 def repo_documents() -> list[Path]:
     """The documents the check of this repository reads (relative paths)."""
     sys.path.insert(0, str(TOOLS))
-    from skillcite.check.workspace import Workspace
+    from skillcite.check.parsing.workspace import Workspace
 
     ws = Workspace(REPO)
     return [p.relative_to(REPO) for p in ws.discover()]
@@ -301,7 +301,7 @@ def copies(root: Path, n: int) -> None:
 def regression_seconds() -> dict[str, float]:
     """The inputs that were once slow (tests check they finish; this times them)."""
     sys.path.insert(0, str(TOOLS))
-    from skillcite.check.normalize import normalize_text
+    from skillcite.check.parsing.normalize import normalize_text
 
     out = {}
     text = "深度学习模型的训练很难调试。" * 200_000
@@ -320,8 +320,8 @@ def startup() -> float:
 def fuzzy_relocation_ms(size: int = 1_000_000, repeats: int = 5) -> float:
     """Median ms to locate one altered 300-character quote in a ``size`` file."""
     sys.path.insert(0, str(TOOLS))
-    from skillcite.check.anchors import Range
-    from skillcite.check.evidence import Evidence
+    from skillcite.check.parsing.anchors import Range
+    from skillcite.check.parsing.evidence import Evidence
 
     rng = random.Random(1)
     text = "---\nsource: https://x\n---\n"
@@ -339,7 +339,8 @@ def fuzzy_relocation_ms(size: int = 1_000_000, repeats: int = 5) -> float:
         path.write_text(text)
         times = []
         for _ in range(repeats):
-            from skillcite.check.matching import compile_quote, locate
+            from skillcite.check.matching.pattern import compile_quote
+            from skillcite.check.matching.locate import locate
 
             compile_quote.cache_clear()
             ev = Evidence.load(path, "e.md")
@@ -360,9 +361,10 @@ def hostile_quote_seconds(words: int | None = None, chars: int | None = None, ev
     and a 1.2 MB quote over 90 minutes.
     """
     sys.path.insert(0, str(TOOLS))
-    from skillcite.check.anchors import Range
-    from skillcite.check.evidence import Evidence
-    from skillcite.check.matching import compile_quote, locate
+    from skillcite.check.parsing.anchors import Range
+    from skillcite.check.parsing.evidence import Evidence
+    from skillcite.check.matching.pattern import compile_quote
+    from skillcite.check.matching.locate import locate
 
     rng = random.Random(3)
     source = (REPO / "docs/evidence/ppo_37_implementation_details.md").read_text(encoding="utf-8")

@@ -1,29 +1,35 @@
-"""Where a cold ``skillcite check`` spends its CPU, phase by phase (issue 23).
+"""Where a cold ``skillcite check`` spends its CPU, stage by stage (issues 23 and 30).
 
     python bench/cold_breakdown.py                 # this repository and the real-shaped corpus
     python bench/cold_breakdown.py --rounds 5 ROOT # another package
     python bench/cold_breakdown.py --tools /tmp/old/tools   # an earlier commit's skillcite (git archive)
 
-Each figure is CPU seconds (user + system, ``os.wait4``), the least of
-``--rounds`` runs, each in a fresh child process, so nothing is shared
-between runs and the cache stays off (``SKILLCITE_NO_CACHE=1``: the run
-pays for parsing and normalizing every file, but writes no cache):
+Each round runs the range-only audit (``bench/range_audit.py``) and a cold
+check of the same package back to back, in fresh child processes, the order
+swapped every round; each figure is CPU seconds (user + system,
+``os.wait4``) and each ratio is taken within its pair, so the report gives
+min / median / max of the ratios. The cache stays off
+(``SKILLCITE_NO_CACHE=1``: the run pays for parsing and normalizing every
+file, but writes no cache). The rows follow the stages of ``check/``
+(docs/maintaining.md, "The stages of a check"):
 
-* **interpreter**: ``python -c pass``;
+* **interpreter**: ``python -c pass`` (its own pair with the audit);
 * **imports**: importing what a check imports, less the interpreter;
-* **documents**: parsing the Markdown documents into models;
-* **evidence**: reading, validating and normalizing evidence (the narrow
-  stretches around cited lines, and whole files where a stretch is not
-  enough);
-* **matching**: finding each quote in the normalized evidence, less the
-  evidence work it triggers;
-* **rest**: the other rules, discovery, the summary.
+* **parsing: documents**: Markdown documents into models;
+* **parsing: evidence**: reading, validating and normalizing evidence (the
+  narrow stretches around cited lines, and whole files where a stretch is
+  not enough), wherever a later stage asks for it;
+* **quotes**: resolving each quotation's footnotes and cache links, less
+  the evidence work it triggers;
+* **matching**: finding each quote in its evidence, less the evidence work;
+* **judging**: the verdicts around the matches: titles, review context and
+  the review file;
+* **rules, reporting**: the other rules, discovery, suppressions and the
+  report.
 
-Phases inside the check are measured by wrapping the functions named
-above in the child; the wrapping adds a little to each call, so their
-total exceeds a plain run's by a few percent. The range-only audit of the
-same package is timed the same way, and each phase is also given as a
-multiple of it. The script prints numbers and asserts nothing.
+Stages are measured by wrapping the functions named above in the child;
+the wrapping adds a little to each call, so their total exceeds a plain
+run's by a few percent. The script prints numbers and asserts nothing.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -39,49 +46,55 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 TOOLS = REPO / "tools"
 
-# Runs in the child: a check of ROOT with its phases timed, printed as JSON.
+# Runs in the child: a check of ROOT with its stages timed, printed as JSON.
 CHILD = r"""
 import json, sys, time
 from pathlib import Path
 clock = time.process_time
-spent = {"documents": 0.0, "evidence": 0.0, "matching": 0.0}
+spent = {"documents": 0.0, "evidence": 0.0, "quotes": 0.0, "matching": 0.0, "verdicts": 0.0}
 started = clock()
 import skillcite.check.run as run
 from skillcite.core.config import load_config
-from skillcite.check import document, evidence, matching, workspace
-from skillcite.check.rules import all_rules, quotes
-import skillcite.check.summary, skillcite.cli.fast, skillcite.check.resultcache  # what the command line adds
+from skillcite.check.parsing import evidence, workspace
+from skillcite.check.judging import verdicts
+from skillcite.check.rules import all_rules
+import skillcite.check.reporting.summary, skillcite.cli.fast, skillcite.check.resultcache  # what the command line adds
 all_rules()  # imports every rule module
 imported = clock()
 
-def timed(owner, name, phase, exclude=None):
+def timed(owner, name, phase, exclude=()):
     real = getattr(owner, name, None)
     if real is None:  # an older skillcite (--tools) without this step
         return
     def wrapper(*args, **kwargs):
-        before = {k: spent[k] for k in spent}
+        before = dict(spent)
         t = clock()
         try:
             return real(*args, **kwargs)
         finally:
             took = clock() - t
-            if exclude:
-                took -= spent[exclude] - before[exclude]
+            for other in exclude:
+                took -= spent[other] - before[other]
             spent[phase] += took
     setattr(owner, name, wrapper)
 
 timed(workspace, "parse_document", "documents")
-timed(evidence.Evidence, "load", "evidence")
-timed(evidence.Evidence, "whole", "evidence")
-timed(evidence.Evidence, "narrow", "evidence")
-timed(evidence.Evidence, "validate", "evidence")
-timed(quotes, "locate", "matching", exclude="evidence")
+for method in ("load", "whole", "narrow", "validate"):
+    timed(evidence.Evidence, method, "evidence")
+# Each name is wrapped where its caller looks it up (verdicts imports them by name).
+timed(verdicts, "cited_quotes", "quotes", exclude=("evidence",))
+timed(verdicts, "locate", "matching", exclude=("evidence",))
+timed(verdicts, "verdict", "verdicts", exclude=("evidence", "matching"))
+timed(verdicts, "shown_for", "verdicts", exclude=("evidence",))
+timed(verdicts, "_judge", "verdicts")
+timed(verdicts, "review_file", "verdicts")
 root = Path(sys.argv[1])
 t = clock()
 report = run.check(root, load_config(root), cache=False)
 total = clock() - t
-print(json.dumps({"imports": imported - started, "check": total, **spent, "quotes": report.quotes}))
+print(json.dumps({"imports": imported - started, "check": total, **spent, "quotes_checked": report.quotes}))
 """
+STAGES = ("interpreter", "imports", "parsing: documents", "parsing: evidence", "quotes", "matching", "judging", "rules, reporting", "cold check")
 
 
 def cpu(cmd: list[str], env: dict[str, str]) -> tuple[float, str]:
@@ -96,38 +109,50 @@ def cpu(cmd: list[str], env: dict[str, str]) -> tuple[float, str]:
     return usage.ru_utime + usage.ru_stime, text
 
 
-def breakdown(root: Path, rounds: int) -> dict[str, float]:
-    """The least CPU of ``rounds`` runs for each phase of a cold check of ``root`` (seconds)."""
+def breakdown(root: Path, rounds: int) -> dict[str, list[tuple[float, float]]]:
+    """For each stage, ``rounds`` pairs of (stage CPU seconds, the audit's CPU seconds in the same pair)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = os.pathsep.join([str(TOOLS), *filter(None, [os.environ.get("PYTHONPATH")])])
     env["SKILLCITE_NO_CACHE"] = "1"
-    best: dict[str, float] = {}
-    for _ in range(rounds):
-        interpreter, _ = cpu([sys.executable, "-c", "pass"], env)
-        audit, _ = cpu([sys.executable, str(REPO / "bench" / "range_audit.py"), str(root)], env)
-        whole, out = cpu([sys.executable, "-c", CHILD, str(root)], env)
+    audit_cmd = [sys.executable, str(REPO / "bench" / "range_audit.py"), str(root)]
+    found: dict[str, list[tuple[float, float]]] = {key: [] for key in STAGES}
+    for k in range(rounds):
+        # The interpreter's own pair, then the check's, each in alternating order.
+        first, second = ([sys.executable, "-c", "pass"], audit_cmd) if k % 2 else (audit_cmd, [sys.executable, "-c", "pass"])
+        a, _ = cpu(first, env)
+        b, _ = cpu(second, env)
+        interpreter, audit = (a, b) if k % 2 else (b, a)
+        found["interpreter"].append((interpreter, audit))
+        if k % 2:
+            audit, _ = cpu(audit_cmd, env)
+            whole, out = cpu([sys.executable, "-c", CHILD, str(root)], env)
+        else:
+            whole, out = cpu([sys.executable, "-c", CHILD, str(root)], env)
+            audit, _ = cpu(audit_cmd, env)
         phases = json.loads(out.strip().splitlines()[-1])
-        inside = phases["documents"] + phases["evidence"] + phases["matching"]
+        inside = sum(phases[key] for key in ("documents", "evidence", "quotes", "matching", "verdicts"))
         row = {
-            "audit": audit,
-            "interpreter": interpreter,
             "imports": phases["imports"],
-            "documents": phases["documents"],
-            "evidence": phases["evidence"],
+            "parsing: documents": phases["documents"],
+            "parsing: evidence": phases["evidence"],
+            "quotes": phases["quotes"],
             "matching": phases["matching"],
-            "rest": max(0.0, phases["check"] - inside),
+            "judging": phases["verdicts"],
+            "rules, reporting": max(0.0, phases["check"] - inside),
             "cold check": whole,
         }
         for key, value in row.items():
-            best[key] = min(best.get(key, value), value)
-    return best
+            found[key].append((value, audit))
+    return found
 
 
-def show(label: str, best: dict[str, float]) -> None:
-    audit = best["audit"]
-    print(f"{label}: range-only audit {audit:.3f} s CPU")
-    for key in ("interpreter", "imports", "documents", "evidence", "matching", "rest", "cold check"):
-        print(f"  {key:12s} {best[key]:7.3f} s  {best[key] / audit:5.1f}x the audit")
+def show(label: str, found: dict[str, list[tuple[float, float]]]) -> None:
+    audits = [audit for _, audit in found["cold check"]]
+    print(f"{label}: range-only audit {statistics.median(audits):.3f} s CPU (median of {len(audits)}); each stage as a multiple of the audit in its pair, min / median / max")
+    for key in STAGES:
+        ratios = sorted(value / audit for value, audit in found[key])
+        seconds = statistics.median(value for value, _ in found[key])
+        print(f"  {key:20s} {seconds:7.3f} s  {ratios[0]:5.2f}x / {statistics.median(ratios):5.2f}x / {ratios[-1]:5.2f}x")
 
 
 def main() -> None:

@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    python bench/mutation.py                       # the three core modules
+    python bench/mutation.py                       # the core modules (normalize, anchors, matching)
     python bench/mutation.py --modules anchors     # one of them
     python bench/mutation.py --jobs 2 --list-survivors
 
@@ -36,9 +36,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 MODULES = {
-    "normalize": "tools/skillcite/check/normalize.py",
-    "anchors": "tools/skillcite/check/anchors.py",
-    "matching": "tools/skillcite/check/matching.py",
+    "normalize": "tools/skillcite/check/parsing/normalize.py",
+    "anchors": "tools/skillcite/check/parsing/anchors.py",
+    # matching, module by module (check/matching/)
+    **{name: f"tools/skillcite/check/matching/{name}.py" for name in ("chars", "pattern", "force", "marks", "diff", "nearest", "variants", "titles", "locate")},
 }
 # The fast core tests (about 10 s): a mutant that survives these may still
 # be killed by the whole suite, so the figure is a lower bound.
@@ -70,8 +71,8 @@ EQUIVALENT: dict[str, str] = {
     "normalize:390:False -> True": "the linear flag of a one-character piece changes no offset",
     "normalize:406:1 -> 0": "the linear flag of a one-character piece changes no offset",
     "anchors:126:Add -> Sub": "m.start() of a fullmatch is 0 (both Adds resolve to the outer one: same column)",
-    "matching:416:Lt -> LtE": "_token is never called with pos == len(text): every caller passes a character's offset",
-    "matching:768:0 -> -1": "_inside(text, 0) is False, so the loop stops at 0 either way",
+    "marks:34:Lt -> LtE": "_token is never called with pos == len(text): every caller passes a character's offset",
+    "marks:25:0 -> -1": "_inside(text, 0) is False, so the loop stops at 0 either way",
     "normalize:166:0 -> -1": "inside to_source's unreachable k < 0 branch",
     "normalize:343:1 -> 0": "the comment memo is never reused, so its initial value is never read in a way that matters",
     "normalize:343:1 -> 2": "the comment memo is never reused, so its initial value is never read in a way that matters",

@@ -108,9 +108,9 @@ def best(fn: Callable[[], object], reps: int = 3) -> float:
 
 def measure(root: Path) -> None:
     import pyromark
-    from skillcite.check.document import parser
-    from skillcite.check.markup import markup_offsets
-    from skillcite.check.workspace import Workspace
+    from skillcite.check.parsing.document import parser
+    from skillcite.check.parsing.markup import markup_offsets
+    from skillcite.check.parsing.workspace import Workspace
 
     ws = Workspace(root)
     texts = [p.read_text(encoding="utf-8") for p in [*ws.discover(), *ws.evidence_files()]]

@@ -122,7 +122,7 @@ needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git on
 
 def _stretch_reads_as_whole(ev, stretch, wholes: dict) -> None:
     """Fail unless ``stretch`` (a narrow normalization of ``ev``) is the whole file's, text and offsets."""
-    from skillcite.check.evidence import Evidence
+    from skillcite.check.parsing.evidence import Evidence
 
     start, end = next(k for k, v in ev._stretches.items() if v is stretch)
     key = (id(ev.file), ev.file.text if ev.file else "")
@@ -141,7 +141,7 @@ def _stretch_reads_as_whole(ev, stretch, wholes: dict) -> None:
 @pytest.fixture(autouse=True, scope="session")
 def _audit_narrow_stretches():
     """Every narrow stretch any test builds is compared with the whole file's normalization (see test_narrow.py)."""
-    from skillcite.check.evidence import Evidence
+    from skillcite.check.parsing.evidence import Evidence
 
     real = Evidence.narrow
     wholes: dict = {}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from skillcite.check.anchors import MAX_DIGITS, Range, find_cache_links, is_line_fragment, parse_anchor_list, parse_fragment, split_target
+from skillcite.check.parsing.anchors import MAX_DIGITS, Range, find_cache_links, is_line_fragment, parse_anchor_list, parse_fragment, split_target
 
 
 def always(text: str, target: str) -> bool:

@@ -17,7 +17,8 @@ from click.testing import CliRunner
 from conftest import Package, evidence_text, line_of
 from skillcite.deliver.bundle import build_bundle, find_inline_links, verify_bundle
 from skillcite.cli.app import main
-from skillcite.check.document import local_target, parse_document
+from skillcite.check.parsing.document import local_target
+from skillcite.check.parsing.builder import parse_document
 from skillcite.core.textio import TextFile, line_starts
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 
 from conftest import Package, line_of
-from skillcite.check import cache, check
+from skillcite.check.parsing import cache
+from skillcite.check import check
 
-PACKAGE = Path(cache.__file__).resolve().parents[1]  # tools/skillcite
+PACKAGE = Path(cache.__file__).resolve().parents[2]  # tools/skillcite
 
-_FINGERPRINT = "import sys; from skillcite.check.cache import code_fingerprint; print(code_fingerprint().hex())"
+_FINGERPRINT = "import sys; from skillcite.check.parsing.cache import code_fingerprint; print(code_fingerprint().hex())"
 
 
 def _fingerprint(*path: Path) -> str:
@@ -38,7 +39,7 @@ def test_fingerprint_covers_every_module_of_the_package(package_copy: Path) -> N
     assert _fingerprint(package_copy) == before  # stable
     # The rule that tells cache links from other links lives outside the
     # parsing modules; a change to it must still miss every cached parse.
-    rule = package_copy / "skillcite" / "check" / "workspace.py"
+    rule = package_copy / "skillcite" / "check" / "parsing" / "workspace.py"
     rule.write_text(rule.read_text() + "\n# changed\n")
     assert _fingerprint(package_copy) != before
 

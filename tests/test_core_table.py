@@ -18,23 +18,14 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent / "adversarial"))
 
 from adversarial_cases import FIRST_BODY_LINE, evidence, match  # noqa: E402
-from skillcite.check import matching  # noqa: E402
-from skillcite.check.anchors import MAX_DIGITS, Range, find_cache_links, parse_anchor_list, parse_fragment, split_target  # noqa: E402
-from skillcite.check.evidence import normalize_markdown  # noqa: E402
-from skillcite.check.matching import (  # noqa: E402
-    ALTERED_THRESHOLD,
-    ELISION_SPAN,
-    FUZZY_CAP,
-    FUZZY_FULL,
-    INSERTION_SPAN,
-    MAX_MARKS,
-    NEAR_LINES,
-    _inside,
-    compile_quote,
-    locate,
-    word_diff,
-)
-from skillcite.check.normalize import normalize, normalize_text  # noqa: E402
+from skillcite.check.matching import diff, marks, nearest, pattern  # noqa: E402
+from skillcite.check.parsing.anchors import MAX_DIGITS, Range, find_cache_links, parse_anchor_list, parse_fragment, split_target  # noqa: E402
+from skillcite.check.parsing.evidence import normalize_markdown  # noqa: E402
+from skillcite.check.matching.nearest import ALTERED_THRESHOLD, FUZZY_CAP, FUZZY_FULL
+from skillcite.check.matching.pattern import ELISION_SPAN, INSERTION_SPAN, MAX_MARKS, _inside, compile_quote
+from skillcite.check.matching.locate import NEAR_LINES, locate
+from skillcite.check.matching.diff import word_diff
+from skillcite.check.parsing.normalize import normalize, normalize_text  # noqa: E402
 
 
 def _x_out(phrase: str, count: int) -> str:
@@ -245,7 +236,7 @@ def test_word_diff_context_and_case() -> None:
     )
     assert word_diff("Use it", "we use it now", trim=True) == "Use it"
     assert word_diff("use it", "use it.") == "use it"
-    long_a = " ".join(f"w{k}" for k in range(matching.DIFF_WORDS + 5))
+    long_a = " ".join(f"w{k}" for k in range(diff.DIFF_WORDS + 5))
     long_b = long_a.replace("w7 ", "v7 ")
     assert word_diff(long_a, long_b) == "... w4 w5 w6 [-w7-] {+v7+} w8 w9 w10 ..."
 
@@ -528,27 +519,27 @@ def test_exact_from_source_after_two_passes() -> None:
     ],
 )
 def test_first_letter_literals(text: str, literals: tuple[str, ...]) -> None:
-    assert matching._first_letter_literals(text) == literals
+    assert pattern._first_letter_literals(text) == literals
 
 
 def test_compiled_segments_exactly() -> None:
     qp = compile_quote("alpha [...] model[s] now")
     assert qp is not None
     assert qp.segmented == (
-        matching.Segment(("Alpha", "alpha"), 0, True, False, False, None, "alpha"),
-        matching.Segment(("Model", "model"), ELISION_SPAN, True, False, True, matching.Mark(True, ""), "model"),
-        matching.Segment(("Now", "now"), INSERTION_SPAN, False, False, False, matching.Mark(False, "s"), "now"),
+        pattern.Segment(("Alpha", "alpha"), 0, True, False, False, None, "alpha"),
+        pattern.Segment(("Model", "model"), ELISION_SPAN, True, False, True, pattern.Mark(True, ""), "model"),
+        pattern.Segment(("Now", "now"), INSERTION_SPAN, False, False, False, pattern.Mark(False, "s"), "now"),
     )
     assert (qp.lead, qp.tail, qp.fuzzy_text) == (None, None, "alpha model now")
     qp = compile_quote("[T]he cat [sat]")
     assert qp is not None
-    assert qp.segmented == (matching.Segment(("He cat", "he cat"), 0, True, True, False, None, "he cat"),)
-    assert (qp.lead, qp.tail) == (matching.Mark(False, "T"), matching.Mark(False, "sat"))
+    assert qp.segmented == (pattern.Segment(("He cat", "he cat"), 0, True, True, False, None, "he cat"),)
+    assert (qp.lead, qp.tail) == (pattern.Mark(False, "T"), pattern.Mark(False, "sat"))
 
 
 def test_clip_width() -> None:
-    assert matching._clip("x" * 60) == repr("x" * 60)
-    assert matching._clip("x" * 61) == repr("x" * 57 + "...")
+    assert marks._clip("x" * 60) == repr("x" * 60)
+    assert marks._clip("x" * 61) == repr("x" * 57 + "...")
 
 
 @pytest.mark.parametrize(
@@ -564,7 +555,7 @@ def test_clip_width() -> None:
     ],
 )
 def test_word_bounds_exact(text: str, start: int, end: int, quote: str, bounds: tuple[int, int]) -> None:
-    assert matching._word_bounds(text, start, end, quote) == bounds
+    assert nearest._word_bounds(text, start, end, quote) == bounds
 
 
 @pytest.mark.parametrize(
@@ -577,7 +568,7 @@ def test_word_bounds_exact(text: str, start: int, end: int, quote: str, bounds: 
     ],
 )
 def test_context_exact(start: int, end: int, words: int, around: str) -> None:
-    assert matching._context("aa bb cc dd ee ff gg", start, end, words) == around
+    assert nearest._context("aa bb cc dd ee ff gg", start, end, words) == around
 
 
 # -- passages of several ranges, broken marks at the cited lines ---------------------

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from skillcite.check.document import github_slug, parse_document
+from skillcite.check.parsing.document import github_slug
+from skillcite.check.parsing.builder import parse_document
 from skillcite.core.textio import InputError, TextFile, line_starts
 
 
@@ -103,7 +104,8 @@ def test_a_quote_is_placed_at_the_leftmost_opening_mark_as_a_pattern_would() -> 
     import random
     import re
 
-    from skillcite.check.document import Document, _Builder
+    from skillcite.check.parsing.document import Document
+    from skillcite.check.parsing.builder import _Builder
 
     rng = random.Random(23)
     alphabet = ['"', "'", "\u201c", "\u2018", "\u00ab", " ", " ", "\n", "(", "*", "_", "-", "a", "b", "ab", "x", "1", "é", "."]
@@ -120,12 +122,12 @@ def test_a_quote_is_placed_at_the_leftmost_opening_mark_as_a_pattern_would() -> 
 
 def _documents_both_ways(texts: list[str], monkeypatch: pytest.MonkeyPatch) -> int:
     """Parse each text into a model with the model parser and with the full inline parse; assert they agree."""
-    from skillcite.check import document
+    from skillcite.check.parsing import builder, document
 
     full = document.parser()
     models = [parse_document(Path("d.md"), "d.md", TextFile(Path("d.md"), t, False, line_starts(t))) for t in texts]
     with monkeypatch.context() as m:
-        m.setattr(document, "parser", lambda model=False: full)
+        m.setattr(builder, "parser", lambda model=False: full)  # parse_document's own name for it
         for text, model in zip(texts, models, strict=True):
             assert parse_document(Path("d.md"), "d.md", model.file) == model, text[:200]
     return len(texts)

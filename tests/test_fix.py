@@ -646,7 +646,7 @@ def test_only_the_placed_quote_may_trade_sc301_for_sc313() -> None:
     ],
 )
 def test_a_quote_is_placed_for_review_only_when_its_departures_are_its_own_marks(edit: str, own: bool) -> None:
-    from skillcite.check.matching import own_edit
+    from skillcite.check.matching.marks import own_edit
 
     assert own_edit(edit) is own
 

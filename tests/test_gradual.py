@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import Package
 from skillcite.check import check
-from skillcite.check.suppress import find_suppressions
+from skillcite.check.judging.suppress import find_suppressions
 from skillcite.cli import main
 from skillcite.core.config import find_root
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from skillcite.check import check
-from skillcite.check.matching import _line_hyphens
+from skillcite.check.matching.variants import _line_hyphens
 from skillcite.core.textio import drop_html_comments
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))

@@ -17,7 +17,8 @@ from skillcite.deliver import install as install_module
 from skillcite.check import check
 from skillcite.cli.app import main
 from skillcite.core.config import Config
-from skillcite.check.document import local_target, parse_document
+from skillcite.check.parsing.document import local_target
+from skillcite.check.parsing.builder import parse_document
 from skillcite.deliver.receipt import RECEIPT, digest, read_receipt
 from skillcite.core.textio import read_text
 

@@ -190,3 +190,63 @@ def test_codes_md_names_the_module_of_each_code() -> None:
         module = f"check/rules/{rule_of(code).name}.py"
         assert f"`{module}`" in row.group(), (code, row.group())
         assert (PACKAGE / module).is_file()
+
+
+# The stages of a check, in order (docs/maintaining.md, "The stages of a check"). A module
+# of a stage imports core, earlier stages and its own stage only; the modules directly in
+# check/ (run, resultcache, reviewing, stats) compose the stages and may import any.
+STAGES = ("parsing", "quotes", "matching", "judging", "rules", "reporting")
+# Matching takes a quote and its loaded evidence and returns an outcome: it never finds,
+# reads or caches files itself.
+MATCHING_NEVER_IMPORTS = {"skillcite.check.parsing.workspace", "skillcite.check.parsing.cache", "os", "pathlib", "io", "shutil"}
+MODULE_LINES = 550  # "no module over ~500 lines": the longest, parsing/builder.py, is one class walking the tokens
+
+
+def _stage(path: Path, package_dir: Path = PACKAGE) -> str | None:
+    rel = path.relative_to(package_dir).parts
+    return rel[1] if len(rel) > 2 and rel[0] == "check" else None
+
+
+def _stage_violations(path: Path, package_dir: Path = PACKAGE) -> list[str]:
+    """The imports of a stage's module that reach a later stage (or, from matching, the file system)."""
+    stage = _stage(path, package_dir)
+    assert stage in STAGES, path
+    allowed = set(STAGES[: STAGES.index(stage) + 1])
+    wrong = []
+    for line, module in _imports(path, package_dir):
+        parts = module.split(".")
+        if parts[:2] == ["skillcite", "check"]:
+            target = parts[2] if len(parts) > 2 else "check"
+            if target not in allowed:
+                wrong.append(f"line {line}: {stage} imports {module}")
+        if stage == "matching" and any(module == m or module.startswith(m + ".") for m in MATCHING_NEVER_IMPORTS):
+            wrong.append(f"line {line}: matching imports {module}")
+    return wrong
+
+
+def test_check_is_split_into_the_stages() -> None:
+    found = {p.relative_to(PACKAGE / "check").parts[0] for p in (PACKAGE / "check").glob("*/__init__.py")}
+    assert found == set(STAGES)
+    loose = sorted(p.name for p in (PACKAGE / "check").glob("*.py"))
+    assert loose == ["__init__.py", "resultcache.py", "reviewing.py", "run.py", "stats.py"]
+
+
+@pytest.mark.parametrize("path", [p for p in _sources() if _stage(p)], ids=lambda p: p.relative_to(PACKAGE).as_posix())
+def test_a_stage_imports_only_earlier_stages(path: Path) -> None:
+    assert _stage_violations(path) == []
+
+
+def test_the_stage_test_sees_a_later_stage_and_the_file_system(tmp_path: Path) -> None:
+    fake = tmp_path / "skillcite" / "check" / "matching" / "probe.py"
+    fake.parent.mkdir(parents=True)
+    fake.write_text("from ..judging.verdicts import quote_outcomes\nfrom ..parsing.evidence import Evidence\nimport pathlib\nfrom .. import run\n", encoding="utf-8")
+    assert _stage_violations(fake, tmp_path / "skillcite") == [
+        "line 1: matching imports skillcite.check.judging.verdicts",
+        "line 3: matching imports pathlib",
+        "line 4: matching imports skillcite.check.run",
+    ]
+
+
+def test_no_module_is_long() -> None:
+    long = {p.relative_to(PACKAGE).as_posix(): n for p in _sources() if (n := len(p.read_text(encoding="utf-8").splitlines())) > MODULE_LINES}
+    assert long == {}

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillcite.check.anchors import Range
-from skillcite.check.evidence import Evidence
-from skillcite.check.matching import locate, word_diff
+from skillcite.check.parsing.anchors import Range
+from skillcite.check.parsing.evidence import Evidence
+from skillcite.check.matching.locate import locate
+from skillcite.check.matching.diff import word_diff
 
 TEXT = """---
 source: https://example.org
@@ -131,7 +132,7 @@ def test_line_one_is_a_valid_anchor(tmp_path: Path) -> None:
 
 
 def test_word_diff_marks_no_word_that_is_the_same_in_parentheses() -> None:
-    from skillcite.check.matching import word_diff
+    from skillcite.check.matching.diff import word_diff
 
     shown = word_diff("apparently silent data corruptions (SDC) can", "footnote: apparently silent data corruptions (SDC) can", context=100)
     assert shown == "{+footnote:+} apparently silent data corruptions (SDC) can"

@@ -25,11 +25,11 @@ from pathlib import Path
 
 import pytest
 
-from skillcite.check import evidence as evidence_module
-from skillcite.check.anchors import Range
-from skillcite.check.evidence import Evidence
-from skillcite.check.markup import copy_env, markup_offsets, plain_starts, top_blocks
-from skillcite.check.matching import locate
+from skillcite.check.parsing import evidence as evidence_module
+from skillcite.check.parsing.anchors import Range
+from skillcite.check.parsing.evidence import Evidence
+from skillcite.check.parsing.markup import copy_env, markup_offsets, plain_starts, top_blocks
+from skillcite.check.matching.locate import locate
 from skillcite.check.run import check
 from skillcite.core.config import load_config
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skillcite.check.evidence import normalize_markdown
-from skillcite.check.normalize import normalize, normalize_text
+from skillcite.check.parsing.evidence import normalize_markdown
+from skillcite.check.parsing.normalize import normalize, normalize_text
 
 
 def test_quotes_dashes_ellipsis_and_space() -> None:

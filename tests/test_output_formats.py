@@ -23,7 +23,7 @@ def run(*args: str):
 
 
 def test_escape_rules_of_workflow_commands() -> None:
-    from skillcite.check.output import escape_data, escape_property
+    from skillcite.check.reporting.output import escape_data, escape_property
 
     assert escape_data("100% done\r\nnext") == "100%25 done%0D%0Anext"
     assert escape_data("%0A") == "%250A"  # an escape already in the text stays text

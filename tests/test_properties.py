@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from conftest import evidence_text, line_of
 from skillcite.check import check
-from skillcite.check.document import parse_document
+from skillcite.check.parsing.builder import parse_document
 from skillcite.core.textio import TextFile, line_starts
 
 PASSAGE = (

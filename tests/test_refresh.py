@@ -31,7 +31,7 @@ pytest.importorskip("requests")
 pytest.importorskip("trafilatura")
 
 from skillcite.cli.app import main
-from skillcite.check.evidence import split_front_matter
+from skillcite.check.parsing.evidence import split_front_matter
 from skillcite.refresh.extract import decode_body
 from skillcite.refresh.fetch import FetchConfig, Fetcher, HostGate, parse_retry_after, retry_wait
 from skillcite.repair.lock import lock_file

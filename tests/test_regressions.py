@@ -11,12 +11,12 @@ from pathlib import Path
 from click.testing import CliRunner
 from conftest import Package, evidence_text
 from skillcite.check import check
-from skillcite.check.anchors import Range
+from skillcite.check.parsing.anchors import Range
 from skillcite.cli.app import main
-from skillcite.check.evidence import Evidence
+from skillcite.check.parsing.evidence import Evidence
 from skillcite.repair.fix import plan_fixes
-from skillcite.check.matching import locate
-from skillcite.check.normalize import _FOLDED, _LETTERS, normalize_text
+from skillcite.check.matching.locate import locate
+from skillcite.check.parsing.normalize import _FOLDED, _LETTERS, normalize_text
 
 SRC = "docs/evidence/src.md"
 HEAD = "---\nname: pkg\ndescription: A test skill.\n---\n# Pkg\n\n"

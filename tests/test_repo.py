@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from skillcite import CODES
 from skillcite.check import check
 from skillcite.cli.app import main
-from skillcite.check.document import parser
+from skillcite.check.parsing.document import parser
 
 ROOT = Path(__file__).resolve().parent.parent
 

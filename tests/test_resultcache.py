@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import Package, clean_package
 
-from skillcite.check.statmemo import content_digest
+from skillcite.check.parsing.statmemo import content_digest
 
 TOOLS = str(Path(__file__).resolve().parents[1] / "tools")
 HEAVY = ("markdown_it", "mdit_py_plugins", "yaml", "rapidfuzz", "click")

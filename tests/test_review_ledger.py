@@ -336,7 +336,7 @@ def test_format_with_accept_is_a_usage_error(pkg: Package) -> None:
 
 # -- migration from version 1 ------------------------------------------------------------
 def test_migrate_carries_version_1_records_as_bulk(pkg: Package) -> None:
-    from skillcite.check.reviews import digest
+    from skillcite.check.judging.reviews import digest
 
     pkg.replace("SKILL.md", "> Assume you have a bug.", ELIDED)
     old = {
@@ -367,7 +367,7 @@ def test_stale_reviews_are_explained_with_one_comparison_each(tmp_path: Path, mo
     """N stale reviews cost N record comparisons, not N x N (bench/review_scale.py times it)."""
     import sys
 
-    from skillcite.check.reviews import Shown
+    from skillcite.check.judging.reviews import Shown
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
     from review_scale import stale_package

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from conftest import clean_package
 
-from skillcite.check import cache, resultcache, statmemo
-from skillcite.check.statmemo import StatMemo, content_digest
+from skillcite.check.parsing import cache, statmemo
+from skillcite.check import resultcache
+from skillcite.check.parsing.statmemo import StatMemo, content_digest
 from skillcite.core.config import load_config
 
 TOOLS = str(Path(__file__).resolve().parent.parent / "tools")

@@ -1,4 +1,4 @@
-"""skillcite's own bound on YAML nesting (check/yamltext.py), independent of PyYAML's version."""
+"""skillcite's own bound on YAML nesting (check/parsing/yamltext.py), independent of PyYAML's version."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import random
 import pytest
 import yaml
 
-from skillcite.check.yamltext import MAX_YAML_DEPTH, TOO_DEEP, _Scan, nesting_excess, parse_yaml
+from skillcite.check.parsing.yamltext import MAX_YAML_DEPTH, TOO_DEEP, _Scan, nesting_excess, parse_yaml
 
 
 def _event_depth(text: str) -> int:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillcite.check.anchors import Range
-from skillcite.check.evidence import Evidence
-from skillcite.check.matching import Match, locate
+from skillcite.check.parsing.anchors import Range
+from skillcite.check.parsing.evidence import Evidence
+from skillcite.check.matching.locate import Match, locate
 
 FRONT = "---\nsource: https://example.org\n---\n"
 FIRST_BODY_LINE = 4

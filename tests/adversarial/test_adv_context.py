@@ -93,8 +93,8 @@ def test_changed_words_fail_whatever_the_context(tmp_path: Path, body: str, quot
 
 def test_context_beyond_the_cited_line_is_read(tmp_path: Path) -> None:
     """The take-back on the next line of the paragraph counts although the footnote cites the quote's line only."""
-    from skillcite.check.anchors import Range
-    from skillcite.check.matching import locate
+    from skillcite.check.parsing.anchors import Range
+    from skillcite.check.matching.locate import locate
 
     from adversarial_cases import FIRST_BODY_LINE, evidence
 

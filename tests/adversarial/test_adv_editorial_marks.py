@@ -90,8 +90,8 @@ def test_marks_messages_name_what_changed(tmp_path: Path) -> None:
 def test_a_broken_mark_elsewhere_in_the_file_is_reported_there(tmp_path: Path) -> None:
     body = "Unrelated first line.\nAdam is not a good default.\n"
     from adversarial_cases import evidence
-    from skillcite.check.anchors import Range
-    from skillcite.check.matching import locate
+    from skillcite.check.parsing.anchors import Range
+    from skillcite.check.matching.locate import locate
 
     m = locate("Adam is [...] a good default", evidence(tmp_path, body), [[Range(4, 4)]])
     assert (m.status, m.code, m.lines) == ("marks", "SC311", (5, 5))

@@ -21,7 +21,7 @@ import pytest
 from test_adv_skill_side import findings, package
 
 from adversarial_cases import match
-from skillcite.check.matching import Match
+from skillcite.check.matching.locate import Match
 from skillcite.repair.fix import plan_fixes
 
 VERBATIM = ("verbatim", None)

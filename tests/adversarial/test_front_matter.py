@@ -36,7 +36,7 @@ def hand_locked(text: str) -> str:
     """
     import re
 
-    from skillcite.check.evidence import lock_sha256, split_front_matter
+    from skillcite.check.parsing.evidence import lock_sha256, split_front_matter
     from skillcite.core.textio import TextFile, line_starts
 
     tf = TextFile(Path(SRC), text, False, line_starts(text))

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
 
-from ..check.anchors import LINE_RANGE, Range
-from ..check.evidence import split_front_matter
+from ..check.parsing.anchors import LINE_RANGE, Range
+from ..check.parsing.evidence import split_front_matter
 from ..check.run import check
 from ..core.config import Config
 from ..core.edits import Edit, apply_edits

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
 
-from ..check.workspace import BUNDLE_MARK
+from ..check.parsing.workspace import BUNDLE_MARK
 from ..core.errors import UsageError
 from ..core.globs import glob_match
 from ..core.textio import atomic_write

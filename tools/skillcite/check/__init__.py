@@ -18,11 +18,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from .report import QuoteOutcome, Report
+    from .judging.outcome import QuoteOutcome
+    from .parsing.workspace import Workspace
+    from .reporting.report import Report
     from .run import check, run_rules
-    from .workspace import Workspace
 
-_HOMES = {"QuoteOutcome": "report", "Report": "report", "check": "run", "run_rules": "run", "Workspace": "workspace"}
+_HOMES = {"QuoteOutcome": "judging.outcome", "Report": "reporting.report", "check": "run", "run_rules": "run", "Workspace": "parsing.workspace"}
 __all__ = ["QuoteOutcome", "Report", "Workspace", "check", "run_rules"]
 
 

@@ -52,8 +52,8 @@ import os
 import stat
 import time
 
-from . import cache
-from .statmemo import StatMemo, content_digest
+from .parsing import cache
+from .parsing.statmemo import StatMemo, content_digest
 
 # Neither typing, pathlib nor dataclasses at import: a warm check imports this
 # module, and those cost more than the rest of its work.
@@ -63,8 +63,8 @@ if TYPE_CHECKING:  # imported on use: a warm check loads neither configuration n
     from typing import Any
 
     from ..core.config import Config
-    from .report import Report
-    from .summary import Summary
+    from .reporting.report import Report
+    from .reporting.summary import Summary
 
 FORMAT = "skillcite-result-3"  # 3: content keys, excluded folders left out
 VCS_FOLDERS = frozenset({".git", ".hg", ".svn"})  # never read by the check, and busy
@@ -325,7 +325,7 @@ def _place(root: str | Path) -> tuple[str, ...]:
 
 def load(name: str, root: Path) -> Summary | None:
     """The stored result named ``name``, or None (missing, foreign or damaged: a miss)."""
-    from .summary import Summary
+    from .reporting.summary import Summary
 
     data = cache.load(name)
     if not isinstance(data, dict) or not still_same(data.get("racy")):
@@ -464,7 +464,7 @@ def check_summary(root: Path, config: Config, use_cache: bool) -> tuple[Summary,
     false nothing is read from or written to any cache.
     """
     from . import run  # the full check: the parser, YAML and the matcher
-    from .summary import Summary
+    from .reporting.summary import Summary
 
     if not use_cache:
         return Summary.of(run.check(root, config, cache=False)), None

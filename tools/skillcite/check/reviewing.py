@@ -22,10 +22,10 @@ from typing import Any
 
 from ..core.config import Config
 from ..core.shown import shown
-from .report import QuoteOutcome
-from .reviews import Review, Reviews, Shown, digest, load_version_1, review_path, save_reviews
-from .rules.quotes import quote_outcomes, review_file
-from .workspace import Workspace
+from .judging.outcome import QuoteOutcome
+from .judging.reviews import Review, Reviews, Shown, digest, load_version_1, review_path, save_reviews
+from .judging.verdicts import quote_outcomes, review_file
+from .parsing.workspace import Workspace
 
 JSON_VERSION = 1  # of ``review --format json`` (tests/schemas/review-1.json)
 
@@ -162,7 +162,7 @@ def to_json(root: Path, found: list[Departure], listed: list[Departure]) -> str:
 
 def to_github(found: list[Departure], listed: list[Departure]) -> str:
     """One GitHub workflow command per listed quote not reviewed (a notice for the others), then the tally."""
-    from .output import escape_data, escape_property
+    from .reporting.output import escape_data, escape_property
 
     lines = []
     for d in listed:

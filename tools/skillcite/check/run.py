@@ -6,12 +6,13 @@ from pathlib import Path
 
 from ..core.config import Config
 from ..core.diagnostics import Diagnostic, matches_prefix
-from .report import QuoteOutcome, Report
+from .judging.outcome import QuoteOutcome
+from .judging.suppress import find_suppressions, is_suppressed
+from .judging.verdicts import quote_outcomes
+from .parsing.workspace import Workspace
+from .reporting.report import Report
 from .rules import all_rules
-from .rules.quotes import quote_outcomes
 from .rules.suppressions import policy_findings
-from .suppress import find_suppressions, is_suppressed
-from .workspace import Workspace
 
 
 def run_rules(ws: Workspace) -> Report:
@@ -68,7 +69,7 @@ def check(
     resolved paths (``fix`` checks its result before writing).
     """
     if cache is None:
-        from .cache import enabled
+        from .parsing.cache import enabled
 
         cache = enabled()
     return run_rules(Workspace(root, config, overrides, use_cache=cache))

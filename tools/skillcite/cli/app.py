@@ -194,10 +194,10 @@ def check(
       skillcite check --write-baseline .skillcite-baseline.json
       skillcite check --root docs-site --select SC3 --format json
     """
-    from ..check.baseline import write_baseline as save_baseline
-    from ..check.cache import enabled
+    from ..check.judging.baseline import write_baseline as save_baseline
+    from ..check.judging.selection import apply, policy
+    from ..check.parsing.cache import enabled
     from ..check.resultcache import check_summary
-    from ..check.selection import apply, policy
     from ..core.config import load_config
     from .checkrun import output_options, run_check
 
@@ -206,7 +206,7 @@ def check(
         fail("--write-baseline records the whole package: give no FILE")
     config = load_config(root) if root.is_dir() else None
     if config is None:  # the workspace names the problem (missing, not a folder)
-        from ..check.workspace import Workspace
+        from ..check.parsing.workspace import Workspace
 
         Workspace(root)
     assert config is not None
@@ -276,7 +276,7 @@ def lock(files: tuple[Path, ...], root: Path | None, check_only: bool) -> None:
       skillcite lock docs/evidence/jones_rl_debugging.md
       skillcite lock --check
     """
-    from ..check.workspace import Workspace
+    from ..check.parsing.workspace import Workspace
     from ..repair.lock import lock_file
 
     try:

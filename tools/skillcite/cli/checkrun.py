@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-    from ..check.summary import Summary
+    from ..check.reporting.summary import Summary
     from ..core.config import Config
     from ..core.rootfind import TableMemo
 
@@ -67,8 +67,8 @@ def render_check(
     """
     from pathlib import Path
 
-    from ..check.output import RENDERERS
-    from ..check.selection import apply, policy
+    from ..check.judging.selection import apply, policy
+    from ..check.reporting.output import RENDERERS
     from ..core.diagnostics import Severity
 
     baseline = options.get("baseline")

@@ -74,13 +74,14 @@ def try_cached_check(argv: list[str]) -> int | None:
     parsed = parse_check(argv)
     if parsed is None:
         return None
-    from ..check.cache import enabled
+    from ..check.parsing.cache import enabled
 
     if not enabled():
         return None
     notes: list[str] = []
     try:
-        from ..check import cache, resultcache
+        from ..check import resultcache
+        from ..check.parsing import cache
         from ..core.rootfind import TableMemo
 
         given = parsed.get("root")
@@ -121,7 +122,7 @@ def try_plain_check(argv: list[str]) -> int | None:
         return None
     notes: list[str] = []
     try:
-        from ..check.cache import enabled
+        from ..check.parsing.cache import enabled
         from ..core.config import load_config
 
         given = parsed.get("root")

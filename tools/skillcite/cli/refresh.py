@@ -99,7 +99,7 @@ def refresh(
 
 
 def _print_diffs(reports: list[SourceReport]) -> None:
-    from ..check.matching import word_diff
+    from ..check.matching.diff import word_diff
 
     for r in reports:
         for s in r.scores:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..check.workspace import Workspace
+from ..check.parsing.workspace import Workspace
 from .app import CONTEXT, fail, package_root, root_argument
 
 
@@ -53,8 +53,8 @@ def review(
       skillcite review --accept-all       # adopting a repository whose quotes were reviewed before
       skillcite review --format github    # annotate unreviewed quotes in CI
     """
+    from ..check.judging.reviews import reviewer
     from ..check.reviewing import accept, departures, render, tally, to_github, to_json
-    from ..check.reviews import reviewer
 
     acting = bool(accept_ids or accept_all or interactive or migrate)
     if fmt != "text" and acting:
@@ -144,7 +144,7 @@ def _brief(text: str, most: int = 60) -> str:
 
 def _where(ws: Workspace) -> str:
     """The review file's path as printed: relative to the root where it lies inside."""
-    from ..check.reviews import review_path
+    from ..check.judging.reviews import review_path
     from ..core.shown import shown
 
     path = review_path(ws.root, ws.config)

@@ -23,11 +23,12 @@ from typing import Any
 from markdown_it.token import Token
 
 from .. import __version__
-from ..check.anchors import ANCHOR_LIST, CacheLink, is_line_fragment
-from ..check.document import SlugCounter, local_target, parse_document, parser
-from ..check.evidence import split_front_matter
-from ..check.mdlinks import InlineLink, find_inline_links
-from ..check.workspace import Workspace
+from ..check.parsing.anchors import ANCHOR_LIST, CacheLink, is_line_fragment
+from ..check.parsing.builder import parse_document
+from ..check.parsing.document import SlugCounter, local_target, parser
+from ..check.parsing.evidence import split_front_matter
+from ..check.parsing.mdlinks import InlineLink, find_inline_links
+from ..check.parsing.workspace import Workspace
 from ..core.config import Config, load_config, sub_skill_folders
 from ..core.edits import Edit, apply_edits
 from ..core.errors import FindingsError

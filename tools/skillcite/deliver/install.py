@@ -34,13 +34,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
-from ..check.baseline import load_baseline
-from ..check.document import local_target
-from ..check.evidence import split_front_matter
-from ..check.mdlinks import find_inline_links
+from ..check.judging.baseline import load_baseline
+from ..check.parsing.document import local_target
+from ..check.parsing.evidence import split_front_matter
+from ..check.parsing.mdlinks import find_inline_links
+from ..check.parsing.workspace import Workspace
 from ..check.rules.skills import is_skill_name
 from ..check.run import check
-from ..check.workspace import Workspace
 from ..core.config import Config, is_markdown_name, load_project, sub_skill_folders
 from ..core.edits import Edit, apply_edits
 from ..core.frontmatter import set_key

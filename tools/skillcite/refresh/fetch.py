@@ -81,7 +81,7 @@ def default_cache_dir() -> Path | None:
     The folder is ``$SKILLCITE_CACHE_DIR``, else ``$XDG_CACHE_HOME/skillcite``,
     else ``~/.cache/skillcite``; ``SKILLCITE_NO_CACHE=1`` turns caching off.
     """
-    from ..check.cache import cache_dir, enabled
+    from ..check.parsing.cache import cache_dir, enabled
 
     return cache_dir() / "http" if enabled() else None
 

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..check.evidence import Evidence, normalize_markdown
-from ..check.workspace import list_evidence
+from ..check.parsing.evidence import Evidence, normalize_markdown
+from ..check.parsing.workspace import list_evidence
 from ..core.config import load_config
 from ..core.textio import InputError, TextFile
 from .extract import Unsupported, extract_text

@@ -7,11 +7,12 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from ..check.anchors import Anchor, CacheLink, Range
-from ..check.document import Document, FootnoteDef, parse_document
-from ..check.evidence import Evidence
-from ..check.report import Report
-from ..check.workspace import Workspace
+from ..check.parsing.anchors import Anchor, CacheLink, Range
+from ..check.parsing.builder import parse_document
+from ..check.parsing.document import Document, FootnoteDef
+from ..check.parsing.evidence import Evidence
+from ..check.parsing.workspace import Workspace
+from ..check.reporting.report import Report
 from ..core.textio import InputError, TextFile, line_starts, resolve
 from .context import FixContext
 from .fragments import editable, spell

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..check.document import Document
-from ..check.report import Report
+from ..check.parsing.document import Document
+from ..check.reporting.report import Report
 from ..check.run import check
 from ..core.config import Config, load_config
 from ..core.diagnostics import Diagnostic, matches_prefix
@@ -51,7 +51,7 @@ class FixContext:
 
     def reported(self, report: Report) -> set[tuple[str, ...]]:
         """Identities of the findings ``check --strict`` reports for ``report`` (suppressions, settings and baseline applied)."""
-        from ..check.selection import apply, policy
+        from ..check.judging.selection import apply, policy
 
         shown, _accepted = apply(report.diagnostics, policy(self.root, self.config, strict=True))
         return {d.identity for d in shown}

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..check.document import Document
+from ..check.parsing.document import Document
 from ..core.config import Config
 from ..core.textio import resolve
 from .carry import Carrying, carry_range, line_map, usable

@@ -6,13 +6,14 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from ..check.anchors import ANCHOR_LIST, Anchor, CacheLink, Range
-from ..check.document import Document, FootnoteDef
-from ..check.evidence import Evidence
-from ..check.matching import locate
-from ..check.report import QuoteOutcome, Report
+from ..check.judging.outcome import QuoteOutcome
+from ..check.matching.locate import locate
+from ..check.parsing.anchors import ANCHOR_LIST, Anchor, CacheLink, Range
+from ..check.parsing.document import Document, FootnoteDef
+from ..check.parsing.evidence import Evidence
+from ..check.parsing.workspace import Workspace
+from ..check.reporting.report import Report
 from ..check.rules.quotes import describe
-from ..check.workspace import Workspace
 from ..core.textio import resolve
 from .carry import line_map, usable
 from .context import FixContext

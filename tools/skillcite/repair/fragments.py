@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ..check.anchors import LINE_RANGE, Anchor, CacheLink, Range
+from ..check.parsing.anchors import LINE_RANGE, Anchor, CacheLink, Range
 from .plan import render_ranges
 
 _FRAGMENT = re.compile("#" + LINE_RANGE.pattern + r"(?=[>)\s\"])")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from ..check.evidence import Evidence, body_sha256, lock_sha256, split_front_matter
+from ..check.parsing.evidence import Evidence, body_sha256, lock_sha256, split_front_matter
 from ..core.textio import BOM, InputError, TextFile, line_starts, resolve
 
 HISTORY_DEPTH = 200  # commits searched for a locked evidence body

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..check.evidence import lock_sha256, split_front_matter
+from ..check.parsing.evidence import lock_sha256, split_front_matter
 from ..core.edits import apply_edits
 from ..core.frontmatter import set_key
 from ..core.textio import BOM, InputError, TextFile, atomic_write, line_starts, read_text

@@ -6,7 +6,7 @@ import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..check.anchors import Range
+from ..check.parsing.anchors import Range
 from ..core.edits import Edit, apply_edits
 from ..core.textio import InputError, resolve
 

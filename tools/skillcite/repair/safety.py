@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from ..check.matching import own_edit
-from ..check.report import Report
+from ..check.matching.marks import own_edit
+from ..check.reporting.report import Report
 from ..check.rules.suppressions import POLICY_CODES
 from ..core.diagnostics import Diagnostic, subject_text
 from ..core.textio import resolve

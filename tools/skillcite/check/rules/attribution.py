@@ -30,9 +30,9 @@ from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 from ...core.diagnostics import Diagnostic
-from ..document import Document, FootnoteDef
-from ..evidence import Evidence
-from ..workspace import Workspace, position
+from ..parsing.document import Document, FootnoteDef
+from ..parsing.evidence import Evidence
+from ..parsing.workspace import Workspace, position
 from .base import Rule
 
 _URL = re.compile(r"https?://[^\s<>()\[\]]+", re.IGNORECASE)

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ...core.diagnostics import Diagnostic
-from ..workspace import Workspace
+from ..parsing.workspace import Workspace
 
 
 @dataclass(frozen=True, slots=True)

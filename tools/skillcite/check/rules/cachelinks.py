@@ -6,9 +6,9 @@ import re
 from collections.abc import Iterator
 
 from ...core.diagnostics import Diagnostic
-from ..anchors import CacheLink
-from ..document import Document
-from ..workspace import Workspace, position
+from ..parsing.anchors import CacheLink
+from ..parsing.document import Document
+from ..parsing.workspace import Workspace, position
 from .base import Rule
 
 _ITEM_END = re.compile(r"[,;)\n]")

@@ -8,8 +8,8 @@ from urllib.parse import unquote
 
 from ...core.diagnostics import Diagnostic
 from ...core.textio import resolve
-from ..document import local_target
-from ..workspace import Workspace
+from ..parsing.document import local_target
+from ..parsing.workspace import Workspace
 from .base import Rule
 
 

@@ -5,17 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ...core.diagnostics import Diagnostic
-from ..document import Document, FootnoteDef
-from ..workspace import Workspace
+from ..parsing.document import FootnoteDef
+from ..parsing.workspace import Workspace
 from .base import Rule
-
-
-def first_definitions(doc: Document) -> dict[str, FootnoteDef]:
-    """Each footnote label's first definition (a later one is SC103 and dead text)."""
-    out: dict[str, FootnoteDef] = {}
-    for d in doc.definitions:
-        out.setdefault(d.label, d)
-    return out
 
 
 def footnotes(ws: Workspace) -> Iterator[Diagnostic]:

@@ -8,9 +8,9 @@ from ...core.config import is_markdown_name
 from ...core.diagnostics import Diagnostic
 from ...core.paths import unsafe_link
 from ...core.textio import InputError, exists_or_unreadable, is_dir_safe
-from ..anchors import is_line_fragment
-from ..document import Document, local_target
-from ..workspace import Workspace
+from ..parsing.anchors import is_line_fragment
+from ..parsing.document import Document, local_target
+from ..parsing.workspace import Workspace
 from .base import Rule
 
 

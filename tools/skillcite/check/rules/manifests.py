@@ -19,7 +19,7 @@ from typing import Any
 
 from ...core.config import load_project
 from ...core.diagnostics import Diagnostic
-from ..workspace import Workspace
+from ..parsing.workspace import Workspace
 from .base import Rule
 from .skills import KEBAB
 

@@ -7,6 +7,7 @@ it (docs/citations.md, "Verified"); otherwise it is SC313, with the
 reviewer's warnings SC310-SC312 where a mark breaks the editorial policy.
 """
 
+
 from __future__ import annotations
 
 import dataclasses
@@ -17,154 +18,13 @@ from urllib.parse import unquote
 
 from ...core.diagnostics import Diagnostic, Fix, subject_text
 from ...core.textio import TextFile
-from ..document import Document, FootnoteDef, Quote
-from ..matching import Match, cited_span, is_title, locate, names_title, valid_anchors
-from ..report import QuoteOutcome
-from ..reviews import Reviews, load_reviews
-from ..reviews_context import ContextReader, shown_for
-from ..workspace import Workspace
+from ..judging.outcome import QuoteOutcome
+from ..judging.verdicts import quote_outcomes
+from ..parsing.workspace import Workspace
+from ..quotes.cited import without_attribution
 from .base import Rule
-from .footnotes import first_definitions
 
-# A blockquote's closing attribution: a dash, then a short name (and title), after the quote's last sentence.
-_ATTRIBUTION = re.compile(r"(?<=[.!?\"\u201d\u2019)\]])\s+(?:\u2014|\u2015|\u2013|--|~)\s*(?P<who>[^\u2014\u2015]{1,160})$")
 _CLOSING_ATTRIBUTION = re.compile(r"(?:\u2014|\u2013|\u2015|--?)\s*\S")  # a last paragraph "— Author[^x]"
-_RANK = {"verified": 0, "moved": 1, "marks": 2, "altered": 3, "notfound": 4}
-
-
-def without_attribution(quote: Quote) -> str | None:
-    """A blockquote's words without a closing ``— Author, Title`` line; None when it has none.
-
-    The attribution names the source, the footnote cites it: the words before
-    it are the quote. At most 12 words, after the end of a sentence.
-    """
-    if not quote.block:
-        return None
-    m = _ATTRIBUTION.search(quote.text.rstrip())
-    if m is None or len(m.group("who").split()) > 12:
-        return None
-    return quote.text[: m.start()].rstrip()
-
-
-def verify_quote(ws: Workspace, doc: Document, quote: Quote, definitions: dict[str, FootnoteDef] | None = None) -> QuoteOutcome | None:
-    """The verdict on a quote; None when no label is defined.
-
-    Each footnote it cites with evidence must hold it (``"..."[^s][^t]``
-    claims both say it): the worst of their outcomes is the verdict, each
-    footnote's the best over its cache links. A footnote without a cache
-    link (a book) is reported (SC305) only when no cited footnote has one.
-    """
-    if definitions is None:
-        definitions = first_definitions(doc)
-    plain: QuoteOutcome | None = None
-    worst: QuoteOutcome | None = None
-    for label in dict.fromkeys(quote.labels):
-        d = definitions.get(label)
-        if d is None:
-            continue
-        if not d.cache_links:
-            if not quote.block and names_title(quote.text, doc.file.text[d.start : d.end]):
-                # Author, "Title"[^b]: the name of the cited work, as the footnote itself gives it.
-                plain = plain or QuoteOutcome(doc, quote, d, None, None, Match("verified"))
-            else:
-                plain = plain or QuoteOutcome(doc, quote, d, None, None, None)
-            continue
-        found = _best_for(ws, doc, quote, d)
-        if found is not None and (worst is None or found.rank > worst.rank):
-            worst = found
-    return worst or plain
-
-
-def _best_for(ws: Workspace, doc: Document, quote: Quote, d: FootnoteDef) -> QuoteOutcome | None:
-    """The best outcome over the cache links of one footnote."""
-    best: QuoteOutcome | None = None
-    for link in d.cache_links:
-        path, problem = ws.resolve_cache(doc, link)
-        if problem or path is None:
-            continue
-        ev = ws.load_evidence(path)
-        if ev.file is None:
-            continue
-        if ev.kind == "notes":
-            outcome = QuoteOutcome(doc, quote, d, link, ev, Match("notes"))
-        elif not quote.block and is_title(quote.text, ev):
-            # Author, "Title"[^s]: the title of the cited work, as its front matter records it.
-            outcome = QuoteOutcome(doc, quote, d, link, ev, Match("verified"))
-        else:
-            ranges = [a.ranges for a in link.anchors]
-            match = locate(quote.text, ev, ranges)
-            words = without_attribution(quote) if match.status != "verified" else None
-            if words is not None:
-                bare = locate(words, ev, ranges)
-                if _RANK.get(bare.status, 9) < _RANK.get(match.status, 9):
-                    match = bare  # "— Author, Title" closing the blockquote names the source; it is not quoted
-            outcome = QuoteOutcome(doc, quote, d, link, ev, match)
-        if best is None or outcome.rank < best.rank:
-            best = outcome
-    return best
-
-
-def quote_outcomes(ws: Workspace) -> list[QuoteOutcome]:
-    """The verdict on every quote of every checked document (computed once)."""
-
-    def compute() -> list[QuoteOutcome]:
-        _announce_cited_lines(ws)
-        out = []
-        reviews = review_file(ws)  # read even when nothing needs it: a bad review file never passes silently
-        reader = ContextReader()
-        for doc in ws.checked_documents():
-            definitions = first_definitions(doc)
-            seen: dict[str, int] = {}  # identical quotes of this document shown alike: which one each is
-            for quote in doc.quotes:
-                outcome = verify_quote(ws, doc, quote, definitions)
-                if outcome is None:  # every label undefined: SC101 says so
-                    continue
-                shown = shown_for(outcome, reader, ws.config.package_paths)
-                if shown is not None:
-                    nth = seen[shown.key] = seen.get(shown.key, 0) + 1
-                    outcome.shown = dataclasses.replace(shown, occurrence=nth)
-                    _judge(ws, reviews, outcome)
-                out.append(outcome)
-        return out
-
-    return ws.derived("quote_outcomes", compute)
-
-
-def _announce_cited_lines(ws: Workspace) -> None:
-    """Tell each evidence file which lines its quotes cite, before any is looked for (:meth:`Evidence.expect`)."""
-    for doc in ws.checked_documents():
-        definitions = first_definitions(doc)
-        for label in {label for quote in doc.quotes for label in quote.labels}:
-            d = definitions.get(label)
-            for link in d.cache_links if d is not None else ():
-                path, problem = ws.resolve_cache(doc, link)
-                if problem or path is None:
-                    continue
-                ev = ws.load_evidence(path)
-                span = cited_span(valid_anchors([a.ranges for a in link.anchors], ev.line_count)) if ev.file is not None else None
-                if span is not None:
-                    ev.expect(*span)
-
-
-def _judge(ws: Workspace, reviews: Reviews, outcome: QuoteOutcome) -> None:
-    """Set the review state of a quote with departures: reviewed, bulk or unreviewed (and why)."""
-    assert outcome.shown is not None
-    found = reviews.find(outcome.shown)
-    cutoff = ws.config.bulk_reviews_until
-    if found is None:
-        outcome.review = "unreviewed"
-        reason = reviews.stale_reason(outcome.shown)
-        outcome.stale = f"its review no longer applies ({reason})" if reason else ""
-    elif found.bulk and cutoff and found.date > cutoff:
-        outcome.review = "unreviewed"
-        outcome.stale = f"its bulk acceptance of {found.date} is after bulk_reviews_until ({cutoff}), so it must be reviewed one by one"
-    else:
-        outcome.review = "bulk" if found.bulk else "reviewed"
-
-
-def review_file(ws: Workspace) -> Reviews:
-    """The package's review file, read once per workspace."""
-    return ws.derived("reviews", lambda: load_reviews(ws.root, ws.config))
 
 
 def _rendered_lines(file: TextFile, line: int, column: int) -> str:

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from ...core.diagnostics import Diagnostic
 from ...core.frontmatter import closing_fence, key_lines
 from ...core.globs import glob_match
-from ..document import Document
-from ..workspace import Workspace
+from ..parsing.document import Document
+from ..parsing.workspace import Workspace
 from .base import Rule
 
 ALLOWED_KEYS = {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ...core.diagnostics import Diagnostic
-from ..document import Document
-from ..workspace import Workspace
+from ..parsing.document import Document
+from ..parsing.workspace import Workspace
 from .base import Rule
 
 

@@ -14,9 +14,9 @@ from functools import partial
 
 from ...core.diagnostics import Diagnostic
 from ...core.textio import InputError
-from ..baseline import load_baseline
-from ..suppress import find_suppressions, is_suppressed
-from ..workspace import Workspace
+from ..judging.baseline import load_baseline
+from ..judging.suppress import find_suppressions, is_suppressed
+from ..parsing.workspace import Workspace
 from .base import Rule
 
 # Findings about the policy itself: a repair that fixes a suppressed or

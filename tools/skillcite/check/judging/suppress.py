@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..core.diagnostics import CODES, Diagnostic, matches_prefix
+from ...core.diagnostics import CODES, Diagnostic, matches_prefix
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -90,7 +90,7 @@ def _blocks(text: str) -> list[Token]:
     from markdown_it.rules_core import StateCore
     from markdown_it.rules_core.normalize import normalize
 
-    from .document import parser
+    from ..parsing.document import parser
 
     md = parser()
     state = StateCore(text, md, {})

@@ -37,10 +37,10 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from ..core.config import Config
-from ..core.regular import read_regular
-from ..core.shown import shown
-from ..core.textio import InputError
+from ...core.config import Config
+from ...core.regular import read_regular
+from ...core.shown import shown
+from ...core.textio import InputError
 
 FORMAT_VERSION = 2
 FILE_NAME = "reviews.json"

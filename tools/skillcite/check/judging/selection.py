@@ -11,9 +11,9 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.config import Config
-from ..core.diagnostics import CODES, Diagnostic, Severity, matches_prefix
-from ..core.errors import UsageError
+from ...core.config import Config
+from ...core.diagnostics import CODES, Diagnostic, Severity, matches_prefix
+from ...core.errors import UsageError
 from .baseline import Baseline, load_baseline
 
 

@@ -165,3 +165,16 @@ def find_links(text: str, start: int, end: int) -> list[CacheLink]:
 def find_cache_links(text: str, start: int, end: int, is_cache: Callable[[str, str], bool]) -> list[CacheLink]:
     """The links of :func:`find_links` for which ``is_cache(link_text, path)`` holds."""
     return [link for link in find_links(text, start, end) if is_cache(link.text, link.target)]
+
+
+def valid_anchors(anchors: list[list[Range]], total: int) -> list[list[Range]]:
+    """The anchors' ranges that lie inside a file of ``total`` lines (anchors left empty dropped)."""
+    valid = [[r for r in ranges if 1 <= r.start <= r.end <= total] for ranges in anchors]
+    return [v for v in valid if v]
+
+
+def cited_span(valid: list[list[Range]]) -> tuple[int, int] | None:
+    """First and last line the valid anchors cite, or None: the lines a narrow stretch must hold."""
+    if not valid:
+        return None
+    return min(r.start for v in valid for r in v), max(r.end for v in valid for r in v)

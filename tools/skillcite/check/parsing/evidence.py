@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core.frontmatter import FENCE, closing_fence, key_lines, top_key
-from ..core.textio import InputError, TextFile, read_text
+from ...core.frontmatter import FENCE, closing_fence, key_lines, top_key
+from ...core.textio import InputError, TextFile, read_text
 from .markup import copy_env, markup_offsets, plain_starts, top_blocks
 from .normalize import Normalized, normalize
 from .yamltext import YamlResult, parse_yaml

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from ..core.diagnostics import CODES, Diagnostic, Severity
+from ...core.diagnostics import CODES, Diagnostic, Severity
 
 if TYPE_CHECKING:  # a runtime Protocol would cost a warm check more than its output
     from typing import Protocol
@@ -161,7 +161,7 @@ def render_sarif(report: Report, diagnostics: list[Diagnostic]) -> str:
     a code-scanning alert survives edits elsewhere in the file. Findings
     with one identity are told apart by their order.
     """
-    from .. import __version__
+    from ... import __version__
 
     index = {code: i for i, code in enumerate(CODES)}
     rules = [

@@ -15,7 +15,7 @@ from markdown_it.common.utils import unescapeAll
 from markdown_it.helpers import parseLinkDestination, parseLinkLabel, parseLinkTitle
 from markdown_it.rules_inline import StateInline
 
-from ..core.textio import TextFile
+from ...core.textio import TextFile
 from .document import parser
 
 

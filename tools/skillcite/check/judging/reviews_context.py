@@ -22,12 +22,12 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 
-from .document import Document, FootnoteDef
-from .evidence import Evidence, normalize_markdown
-from .matching import Match
-from .report import QuoteOutcome
+from ..matching.locate import Match
+from ..parsing.document import Document, FootnoteDef
+from ..parsing.evidence import Evidence, normalize_markdown
+from ..parsing.sentences import sentence_ends
+from .outcome import QuoteOutcome
 from .reviews import Shown
-from .sentences import sentence_ends
 
 PARAGRAPH_REACH = 40  # lines read above and below the cited span, at most
 _ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(?P<text>.*?))?[ \t]*#*[ \t]*$")

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core.diagnostics import CODES, Diagnostic, Fix, Severity
+from ...core.diagnostics import CODES, Diagnostic, Fix, Severity
 
 if TYPE_CHECKING:
     from .report import Report

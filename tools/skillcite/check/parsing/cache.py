@@ -41,7 +41,7 @@ FORMAT = b"skillcite-cache-2"  # 1 was pickle
 DEPENDENCIES = ("markdown-it-py", "mdit-py-plugins", "PyYAML", "rapidfuzz")
 MAX_ENTRIES = 4000
 MAX_AGE_DAYS = 30
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # tools/skillcite
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))  # tools/skillcite
 _pruned = False
 
 

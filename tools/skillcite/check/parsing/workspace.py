@@ -17,22 +17,14 @@ from pathlib import Path
 from typing import TypeVar, cast
 from urllib.parse import unquote
 
-from ..core.config import Config, gitignore_globs, is_markdown_name, load_config, markdown_alias
-from ..core.globs import covers_folder, glob_match
-from ..core.paths import unsafe_entry
-from ..core.shown import shown
-from ..core.textio import (
-    InputError,
-    TextFile,
-    is_dir_safe,
-    is_file_or_unreadable,
-    line_starts,
-    read_text,
-    resolve,
-    resolve_cache_clear,
-)
+from ...core.config import Config, gitignore_globs, is_markdown_name, load_config, markdown_alias
+from ...core.globs import covers_folder, glob_match
+from ...core.paths import unsafe_entry
+from ...core.shown import shown
+from ...core.textio import InputError, TextFile, is_dir_safe, is_file_or_unreadable, line_starts, read_text, resolve, resolve_cache_clear
 from .anchors import CacheLink
-from .document import Document, parse_document, select_cache_links
+from .builder import parse_document
+from .document import Document, select_cache_links
 from .evidence import Evidence
 
 BUNDLE_MARK = re.compile(r"<!-- .*bundled by skillcite \S+ from ")

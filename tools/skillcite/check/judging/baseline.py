@@ -23,9 +23,9 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.diagnostics import Diagnostic
-from ..core.shown import shown
-from ..core.textio import InputError, atomic_write
+from ...core.diagnostics import Diagnostic
+from ...core.shown import shown
+from ...core.textio import InputError, atomic_write
 
 FORMAT = 1
 
