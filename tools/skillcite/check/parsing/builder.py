@@ -18,9 +18,9 @@ from markdown_it.token import Token
 
 from ...core.textio import TextFile, drop_html_comments
 from .anchors import find_links
-from .document import TOO_DEEP, Document, FootnoteDef, IsCache, Located, Quote, Refs, SlugCounter, flatten_inline, parser, ref_groups, select_cache_links
+from .document import TOO_DEEP, Document, FootnoteDef, IsCache, Located, Quote, Refs, SlugCounter, flatten_inline, parser, read_front_matter, ref_groups, select_cache_links
+from .prescan import plain_document
 from .sentences import sentence_ends
-from .yamltext import parse_yaml
 
 _UNDEFINED_REF = re.compile(r"\[\^([A-Za-z0-9_-]+)\]")
 _CODE_SPAN = re.compile(r"(`+)[\s\S]*?(?<!`)\1(?!`)")
@@ -306,19 +306,7 @@ class _Builder:
         return [label for offset, label in refs if offset >= len(body) - 1]
 
     def front_matter(self, tok: Token) -> None:
-        self.doc.front_matter_line = 1
-        loaded = parse_yaml(tok.content) if tok.content.strip() else None
-        if loaded is None:
-            self.doc.front_matter = {}
-            return
-        if loaded.error is not None:
-            line = loaded.error_line + 2 if loaded.error_line is not None else 1
-            self.doc.front_matter_error = Located(loaded.error, line, 1)
-            return
-        data = loaded.data
-        self.doc.front_matter = data if isinstance(data, dict) else {"__invalid__": data}
-        for key, line, first in loaded.duplicates:
-            self.doc.front_matter_duplicates.append(Located(f"{key} (first at line {first + 2})", line + 2, 1))
+        read_front_matter(self.doc, tok.content)
 
     def definition(self, tok: Token) -> FootnoteDef:
         start, end = self.block_span(tok.map)
@@ -510,6 +498,9 @@ def parse_document(path: Path, rel: str, file: TextFile, is_cache: IsCache | Non
     (:func:`select_cache_links`); without it none are. Front matter that cannot be read is recorded in
     :attr:`Document.front_matter_error`, never raised.
     """
+    plain = plain_document(path, rel, file)
+    if plain is not None:
+        return plain  # no quotation, footnote or link can be in it: read by lines (parsing/prescan.py)
     doc = Document(path, rel, file)
     # markdown-it turns a lone \r into a line break; GitHub and our line
     # index count only \n, so blank lone carriage returns out first.

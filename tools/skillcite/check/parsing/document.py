@@ -26,6 +26,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 
 from ...core.textio import TextFile
 from .anchors import CacheLink
+from .yamltext import parse_yaml
 
 CODE = "\ue001"  # masks code characters in the scan text so they never delimit a quote
 IsCache = Callable[[str, str], bool]  # (link text, target) -> is it a cache link?
@@ -160,6 +161,23 @@ class Document:
     slugs: set[str] = field(default_factory=set)
 
 
+def read_front_matter(doc: Document, content: str) -> None:
+    """Record the front matter whose YAML text is ``content`` (the lines between the fences) in ``doc``."""
+    doc.front_matter_line = 1
+    loaded = parse_yaml(content) if content.strip() else None
+    if loaded is None:
+        doc.front_matter = {}
+        return
+    if loaded.error is not None:
+        line = loaded.error_line + 2 if loaded.error_line is not None else 1
+        doc.front_matter_error = Located(loaded.error, line, 1)
+        return
+    data = loaded.data
+    doc.front_matter = data if isinstance(data, dict) else {"__invalid__": data}
+    for key, line, first in loaded.duplicates:
+        doc.front_matter_duplicates.append(Located(f"{key} (first at line {first + 2})", line + 2, 1))
+
+
 def github_slug(text: str) -> str:
     """The anchor GitHub gives a heading with this plain text."""
     text = unicodedata.normalize("NFC", text).strip().lower()
@@ -228,7 +246,10 @@ class SlugCounter:
 
     def add(self, inline: Token) -> str:
         """The anchor of the heading whose inline token is ``inline``."""
-        plain, _, _ = flatten_inline(inline)
+        return self.add_text(flatten_inline(inline)[0])
+
+    def add_text(self, plain: str) -> str:
+        """The anchor of the heading whose plain text is ``plain``."""
         slug = github_slug(plain)
         count = self.counts.get(slug, 0)
         self.counts[slug] = count + 1
