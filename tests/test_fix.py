@@ -645,7 +645,7 @@ def test_only_the_placed_quote_may_trade_sc301_for_sc313() -> None:
         ("the next sentence qualifies it: 'Not always.'", False),
     ],
 )
-def test_a_quote_is_placed_for_review_only_when_its_departures_are_its_own_marks(edit: str, own: bool) -> None:
+def test_a_bulk_acceptance_takes_only_the_departures_a_quote_writes_itself(edit: str, own: bool) -> None:
     from skillcite.check.matching import own_edit
 
     assert own_edit(edit) is own

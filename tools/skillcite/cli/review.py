@@ -4,18 +4,31 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from ..check.workspace import Workspace
 from .app import CONTEXT, fail, package_root, root_argument
 
+if TYPE_CHECKING:
+    from ..check.reviewing import Departure
+
 
 @click.command(context_settings=CONTEXT)
 @root_argument()
 @click.option("--accept", "accept_ids", metavar="ID", multiple=True, help="Record the quote with this ID as reviewed (repeatable).")
-@click.option("--accept-all", is_flag=True, help="Record every current departure as accepted in bulk, listing each; quotes with a reviewer's warning are refused.")
+@click.option(
+    "--accept-all",
+    is_flag=True,
+    help="Record every current departure as accepted in bulk, listing each; quotes with a reviewer's warning, or whose context may change their force, are left.",
+)
 @click.option("--include-warnings", is_flag=True, help="With --accept-all: accept quotes with a reviewer's warning (SC310-SC312) too.")
+@click.option(
+    "--include-context",
+    is_flag=True,
+    help="With --accept-all: accept quotes whose context departs too (a next sentence that qualifies them, a lead-in or a 'not' left out).",
+)
 @click.option("-i", "--interactive", is_flag=True, help="Show each unreviewed quote and ask whether to accept it.")
 @click.option("--all", "show_all", is_flag=True, help="List reviewed quotes too.")
 @click.option("--by", metavar="WHO", help="Who reviews (default: the git author, as git var GIT_AUTHOR_IDENT gives it).")
@@ -26,6 +39,7 @@ def review(
     accept_ids: tuple[str, ...],
     accept_all: bool,
     include_warnings: bool,
+    include_context: bool,
     interactive: bool,
     show_all: bool,
     by: str | None,
@@ -61,6 +75,8 @@ def review(
         fail(f"--format {fmt} lists quotes; it cannot be combined with --accept, --accept-all, --interactive or --migrate")
     if include_warnings and not accept_all:
         fail("--include-warnings goes with --accept-all")
+    if include_context and not accept_all:
+        fail("--include-context goes with --accept-all")
     if migrate and (accept_ids or accept_all or interactive):
         fail("--migrate runs alone; accept quotes after it")
     root = package_root(root)
@@ -75,7 +91,7 @@ def review(
         if unknown:
             fail(f"no quote that departs from verbatim has the ID {unknown[0]!r} (run: skillcite review)")
         if accept_all:
-            chosen = [d for d in pending if include_warnings or d.warning is None]
+            chosen = [d for d in pending if (include_warnings or d.warning is None) and (include_context or not _context(d))]
             refused = [d for d in pending if d not in chosen]
         else:
             chosen = [by_id[i] for i in dict.fromkeys(accept_ids)]
@@ -87,12 +103,23 @@ def review(
             for d in fresh:
                 click.echo(f"accepted in bulk {d.id}  {d.where()}  {_brief(d.shown.quote)}")
             for d in refused:
-                assert d.warning is not None
-                click.echo(
-                    f"refused {d.id}  {d.where()}: warning {d.warning[0]}: {d.warning[1]} "
-                    f"(read it with skillcite review and accept it by ID, or pass --include-warnings)"
-                )
-        left = f"; {len(refused)} with a reviewer's warning refused" if refused else ""
+                if d.warning is not None and not include_warnings:
+                    click.echo(
+                        f"refused {d.id}  {d.where()}: warning {d.warning[0]}: {d.warning[1]} "
+                        f"(read it with skillcite review and accept it by ID, or pass --include-warnings)"
+                    )
+                else:
+                    click.echo(
+                        f"left {d.id}  {d.where()}: its context departs: {'; '.join(_context(d))} "
+                        f"(read it with skillcite review and accept it by ID, or pass --include-context)"
+                    )
+        warned = sum(1 for d in refused if d.warning is not None and not include_warnings)
+        left = "".join(
+            [
+                f"; {warned} with a reviewer's warning refused" if warned else "",
+                f"; {len(refused) - warned} whose context departs left to review one by one" if len(refused) > warned else "",
+            ]
+        )
         click.echo(f"recorded {len(fresh)} {kind}{'s' * (len(fresh) != 1)} by {who} in {_where(ws)}{left}")
         sys.exit(1 if refused else 0)
     if interactive:
@@ -135,6 +162,20 @@ def _migrate(root: Path) -> None:
         f"{done.dropped} matched no quote and were dropped"
     )
     sys.exit(0)
+
+
+def _context(d: Departure) -> list[str]:
+    """The departures of ``d`` that its place in the source makes, not its own marks.
+
+    A next sentence that qualifies the quote, a sentence before that frames
+    it, a lead-in or a "not" its cut leaves out, words the source quotes from
+    someone else: whether they change what the quote says takes a reader of
+    the source, so a bulk acceptance does not cover them unless asked to.
+    """
+    from ..check.matching import own_edit
+
+    m = d.outcome.match
+    return [] if m is None else [e for e in m.edits if not own_edit(e)]
 
 
 def _brief(text: str, most: int = 60) -> str:
