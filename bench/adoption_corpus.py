@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -76,6 +77,7 @@ class Outcome:
     name: str
     steps: list[Step] = field(default_factory=list)
     final: list[tuple[str, str, int, str]] = field(default_factory=list)  # (code, path, line, message)
+    todo_hosts: Counter[str] = field(default_factory=Counter)  # the source host of each file whose licence is TODO
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -121,8 +123,34 @@ def run_route(name: str, root: Path) -> Outcome:
         start = time.perf_counter()
         counts, out.final = findings(root)
         out.steps.append(Step("check", counts, time.perf_counter() - start))
+        out.todo_hosts = licence_hosts(root, out.final)
     finally:
         os.chdir(cwd)
+    return out
+
+
+_TODO_KEYS = re.compile(r"front matter: (?P<keys>[a-z, ]+) still TODO")
+_SOURCE = re.compile(r"^source:[ \t]*['\"]?(?:https?://)?(?:www\.)?(?P<host>[^/\s'\"]+)", re.MULTILINE)
+
+
+def todo_keys(final: list[tuple[str, str, int, str]]) -> Counter[str]:
+    """How many files have each front-matter key still TODO (SC402 names them)."""
+    out: Counter[str] = Counter()
+    for code, _path, _line, message in final:
+        m = _TODO_KEYS.search(message) if code == "SC402" else None
+        if m:
+            out.update(k.strip() for k in m.group("keys").split(","))
+    return out
+
+
+def licence_hosts(root: Path, final: list[tuple[str, str, int, str]]) -> Counter[str]:
+    """The source host of each file whose licence is still TODO: one look-up per file, or per host where a host states one licence."""
+    out: Counter[str] = Counter()
+    for code, path, _line, message in final:
+        m = _TODO_KEYS.search(message) if code == "SC402" else None
+        if m and "license" in m.group("keys"):
+            host = _SOURCE.search((root / path).read_text(encoding="utf-8", errors="replace"))
+            out[host.group("host").lower() if host and host.group("host") != "TODO" else "(no source)"] += 1
     return out
 
 
@@ -197,10 +225,18 @@ def main_(argv: list[str] | None = None) -> int:
         reviews = outcome.steps[3].counts.get("SC313", 0)
         todo_files = final.get("SC402", 0)
         careful = reviews * per.get("SC313", default) + todo_files * per.get("SC402", default) + sum(alarms.values()) * float(corpus["minutes"]["false_alarm"])
-        own = minutes(Counter({c: n for c, n in real.items() if c != "SC402"}), per, default)
+        own = minutes(Counter({c: n for c, n in real.items() if c not in ("SC402", "SC313")}), per, default)  # both counted above
         tool = sum(s.seconds for s in outcome.steps)
         print(f"careful route (model): {careful / 60:.1f} h: {reviews} quotes to review one by one, {todo_files} files with a TODO, "
               f"{sum(alarms.values())} false alarms; then fixing the real findings: {own / 60:.1f} h")
+        if todo_files:
+            keys = todo_keys(outcome.final)
+            hosts = outcome.todo_hosts
+            known = {h: n for h, n in hosts.items() if h != "(no source)"}
+            shared = {h: n for h, n in known.items() if n > 1}
+            print(f"  still TODO: {render(keys)}; of the {sum(hosts.values())} licences to look up, {hosts['(no source)']} have no source yet and "
+                  f"{sum(known.values())} are on {len(known)} hosts ({sum(shared.values())} files share a host: "
+                  f"{', '.join(f'{h} x{n}' for h, n in sorted(shared.items(), key=lambda x: -x[1])) or 'none'})")
         rows.append((name, outcome.steps[0].counts.total(), sum(final.values()), sum(real.values()), str(sum(alarms.values())), careful / 60, tool))
     if rows:
         print("\n| repository | before | literal route | real | false alarms | careful route (h, model) | tool time (s) |")

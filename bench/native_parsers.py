@@ -9,7 +9,7 @@ every document and evidence file the check reads, with markdown-it-py as
 with a source map per node) and with pyromark (pulldown-cmark: events with
 source ranges, footnotes and tables). Then it runs a prototype of the
 evidence's markup offsets built on markdown-it-pyrs's source maps against
-:func:`skillcite.check.markup.markup_offsets` on every Markdown file of
+:func:`skillcite.check.parsing.markup.markup_offsets` on every Markdown file of
 the package and counts the files where they differ: the evidence side of
 a comparison must drop exactly the characters the check drops today, so a
 native parser may replace markdown-it-py only where that count is zero.

@@ -585,6 +585,21 @@ def test_fix_check_agrees_with_check_strict_under_a_baseline_and_suppressions(pk
     assert "0 files would change" in r.output and "not fixed" not in r.output
 
 
+def test_words_where_the_anchors_go_become_the_note_after_the_anchors_fix_adds(pkg: Package) -> None:
+    # Issue 29 (wassname/ml-debug: "[cache](...): tweets 1-3 verbatim, cross-checked ..."): fix said "cannot be parsed;
+    # add L17+L21+L25 by hand", so the quotes stayed SC301 after the walkthrough. The words stay, as the note after ';'.
+    line = next(l for l in pkg.read("SKILL.md").splitlines() if l.startswith("[^src]:"))
+    pkg.replace("SKILL.md", line, line[: line.index("): ") + 3] + "the two passages, copied from the post; see also its comments)")
+    assert set(codes(pkg.root)) == {"SC204", "SC301"}
+    r = fix(pkg.root)
+    assert r.exit_code == 0, r.output
+    assert "1 file changed (0 for moved quotes, 1 added to links without anchors, 0 carried, 0 refused)" in r.output
+    ev = pkg.read(SRC)
+    bug, silent = line_of(ev, "Assume you have a bug"), line_of(ev, "neural nets fail silently")
+    assert f"([cache](docs/evidence/src.md): L{silent}+L{bug}; the two passages, copied from the post; see also its comments)" in pkg.read("SKILL.md")
+    assert codes(pkg.root) == []
+
+
 @pytest.mark.parametrize("quote", ["> Assume [...] a bug.", "> assume you have a bug."])
 def test_a_moved_quote_that_departs_from_verbatim_is_placed_and_left_to_review(pkg: Package, quote: str) -> None:
     # Issue 29: the anchor used to be refused (it "would add SC313"), and review cannot list a quote before it has one.
@@ -645,7 +660,7 @@ def test_only_the_placed_quote_may_trade_sc301_for_sc313() -> None:
         ("the next sentence qualifies it: 'Not always.'", False),
     ],
 )
-def test_a_quote_is_placed_for_review_only_when_its_departures_are_its_own_marks(edit: str, own: bool) -> None:
+def test_a_bulk_acceptance_takes_only_the_departures_a_quote_writes_itself(edit: str, own: bool) -> None:
     from skillcite.check.matching.marks import own_edit
 
     assert own_edit(edit) is own

@@ -1,10 +1,10 @@
 """The narrow path reads evidence as the whole-file path does (issue 23).
 
 A quote is looked for first in a stretch of whole blocks around its cited
-lines (:meth:`skillcite.check.evidence.Evidence.narrow`). These tests hold
+lines (:meth:`skillcite.check.parsing.evidence.Evidence.narrow`). These tests hold
 the three claims that make that safe:
 
-* every line :func:`~skillcite.check.markup.plain_starts` takes for a block
+* every line :func:`~skillcite.check.parsing.markup.plain_starts` takes for a block
   start is one the parser starts a top-level block on;
 * from a top-level block start, a stretch parses with the same markup and
   normalizes to the same text and offsets as inside the whole file;

@@ -786,7 +786,7 @@ def test_refresh_write_on_this_repository_moves_no_anchor(server: Server, tmp_pa
     assert CliRunner().invoke(main, ["lock", "--root", str(copy)]).exit_code == 0  # whatever the lock covers
     # A review covers the evidence's source (issue 28): pointing every source at the loopback server
     # undoes the copy's reviews, so the copy accepts them again before the refresh.
-    accepted = CliRunner().invoke(main, ["review", str(copy), "--accept-all", "--include-warnings", "--by", "tests <t@example.org>"])
+    accepted = CliRunner().invoke(main, ["review", str(copy), "--accept-all", "--include-warnings", "--include-context", "--by", "tests <t@example.org>"])
     assert accepted.exit_code == 0, accepted.output
     before = check(copy)
     assert [d.format() for d in before.diagnostics if d.code != "SC314"] == []

@@ -18,11 +18,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from test_adv_skill_side import findings, package
 
 from adversarial_cases import match
 from skillcite.check.matching.locate import Match
-from skillcite.repair.fix import plan_fixes
+from skillcite.cli import main
+from skillcite.repair.fix import plan_fixes, write
 
 VERBATIM = ("verbatim", None)
 REVIEW = ("review", None)
@@ -141,16 +143,22 @@ def test_html_comment_end_to_end(tmp_path: Path) -> None:
     assert findings(p) == []
 
 
-def test_fix_never_moves_an_anchor_to_a_reversing_context(tmp_path: Path) -> None:
-    # The quote cites L13, but its words are at L11, after "Myth:": fix must
-    # not certify it there (review would flag the lead-in it leaves out).
+def test_fix_never_certifies_a_quote_in_a_reversing_context(tmp_path: Path) -> None:
+    # The quote cites L13, but its words are at L11, after "Myth:". Issue 29 changed how fix keeps it
+    # uncertified: it used to refuse the anchor (the quote then stayed SC301, which review cannot list);
+    # now it places it, and the quote is SC313 naming the lead-in, which a bulk acceptance leaves alone.
     body = "Myth: you never have a bug.\n\nFact: the code is clean.\n"
     p = package(tmp_path / "a", body, 'The post says "you never have a bug"[^s].', "L13")
     assert [f[0] for f in findings(p)] == ["SC301"]
     plan = plan_fixes(p.root)
-    assert plan.changed == [] and len(plan.refused) == 1
-    assert "would add SKILL.md:7:15: SC313 quote departs from verbatim" in plan.refused[0]
-    assert "leaves out the lead-in 'Myth:' before it" in plan.refused[0]
+    assert plan.refused == [] and plan.changed == [p.root.resolve() / "SKILL.md"]
+    assert len(plan.awaiting) == 1 and "SC313 quote departs from verbatim" in plan.awaiting[0]
+    assert "leaves out the lead-in 'Myth:' before it" in plan.awaiting[0]
+    write(plan)
+    assert [f[0] for f in findings(p)] == ["SC313"]
+    bulk = CliRunner().invoke(main, ["review", str(p.root), "--accept-all", "--by", "R <r@example.org>"])
+    assert bulk.exit_code == 1 and bulk.output.startswith("left ")
+    assert [f[0] for f in findings(p)] == ["SC313"]
     # The twin: the same words on their own, and fix follows them.
     p = package(tmp_path / "b", "you never have a bug.\n\nFact: the code is clean.\n", 'The post says "you never have a bug"[^s].', "L13")
     plan = plan_fixes(p.root)

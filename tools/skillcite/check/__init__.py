@@ -1,6 +1,6 @@
 """Parsing skill documents and evidence, matching quotes, and the rules of ``skillcite check``.
 
-:class:`~skillcite.check.workspace.Workspace` loads and resolves; the rules in
+:class:`~skillcite.check.parsing.workspace.Workspace` loads and resolves; the rules in
 :mod:`skillcite.check.rules` yield diagnostics; :func:`check` composes them.
 
 The names below are imported on first use: a warm check served from the

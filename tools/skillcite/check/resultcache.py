@@ -1,11 +1,11 @@
 """A cache of whole check results: a check of unchanged inputs parses nothing.
 
-The findings and counts of a check (a :class:`~skillcite.check.summary.Summary`)
+The findings and counts of a check (a :class:`~skillcite.check.reporting.summary.Summary`)
 are a function of skillcite's code and libraries, of the configuration, and
 of the files under the root. An entry is stored under a key that covers all
 of them, computed *before* the check reads anything:
 
-* :func:`skillcite.check.cache.code_fingerprint`: every source file of the
+* :func:`skillcite.check.parsing.cache.code_fingerprint`: every source file of the
   package, the parsing libraries' versions, Python and its Unicode tables;
 * the configuration, the root as given and resolved, the working folder and
   the user (who may read what);
@@ -38,7 +38,7 @@ the snapshot does not cover:
 a folder reached through a symbolic link, a link or an evidence file outside
 the root (see :func:`covered`).
 
-Entries are plain JSON in the parse cache's folder (:mod:`skillcite.check.cache`),
+Entries are plain JSON in the parse cache's folder (:mod:`skillcite.check.parsing.cache`),
 pruned with it; ``--no-cache`` and ``SKILLCITE_NO_CACHE`` turn this off too.
 This module imports only the standard library and the small core modules:
 a hit never imports the Markdown parser, YAML or the fuzzy matcher.
@@ -250,7 +250,7 @@ def _walk(top: str, h: hashlib._Hash, now: float, skip: str, racy: list[tuple[st
     """Feed ``h`` with the state of the tree under ``top`` (sorted, symlinks not followed); list racy files in ``racy``.
 
     The content of a file read as text comes from ``memo`` when its metadata
-    are unchanged (:mod:`skillcite.check.statmemo`): the digest is the same
+    are unchanged (:mod:`skillcite.check.parsing.statmemo`): the digest is the same
     either way.
     """
     stack = [top]

@@ -6,7 +6,7 @@ force, or context that qualifies it, beside the source sentence(s) it
 stands for, with the sentence before and after, the heading above, the
 evidence's source and author, the footnote's attribution, the departures
 marked and the reviewer's warnings (SC310-SC312). Accepting one records
-all of that in the review file (:mod:`skillcite.check.reviews`); ``check``
+all of that in the review file (:mod:`skillcite.check.judging.reviews`); ``check``
 then counts it as verified with reviewed edits, or, for a bulk acceptance,
 as accepted in bulk.
 """
@@ -25,6 +25,7 @@ from ..core.shown import shown
 from .judging.outcome import QuoteOutcome
 from .judging.reviews import Review, Reviews, Shown, digest, load_version_1, review_path, save_reviews
 from .judging.verdicts import quote_outcomes, review_file
+from .matching.marks import own_edit
 from .parsing.workspace import Workspace
 
 JSON_VERSION = 1  # of ``review --format json`` (tests/schemas/review-1.json)
@@ -55,6 +56,19 @@ class Departure:
     def state(self) -> str:
         """``reviewed``, ``bulk`` or ``not reviewed``."""
         return {"reviewed": "reviewed", "bulk": "bulk"}.get(self.outcome.review, "not reviewed")
+
+    @property
+    def context_edits(self) -> list[str]:
+        """The departures its place in the source makes, not its own marks.
+
+        A next sentence that qualifies the quote, a sentence before or a
+        heading that frames it, a lead-in or a "not" its cut leaves out, words
+        the source quotes from someone else: whether they change what the
+        quote says takes a reader of the source, so a bulk acceptance does not
+        cover them unless asked to.
+        """
+        m = self.outcome.match
+        return [] if m is None else [e for e in m.edits if not own_edit(e)]
 
     @property
     def warning(self) -> tuple[str, str] | None:

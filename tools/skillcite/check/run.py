@@ -61,7 +61,7 @@ def check(
     """Run the full check on ``root`` and return its :class:`Report`.
 
     ``cache=True`` reuses parses and normalizations from the on-disk cache
-    (see :mod:`skillcite.check.cache`); results are the same either way.
+    (see :mod:`skillcite.check.parsing.cache`); results are the same either way.
     The default, None, uses it unless it is turned off (``SKILLCITE_NO_CACHE``):
     ``fix``, ``install`` and ``stats`` check the package again and again,
     and each parse of an unchanged file is the same.

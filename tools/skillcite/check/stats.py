@@ -29,7 +29,7 @@ class FileStats:
 def collect(root: Path) -> list[FileStats]:
     """Run the check and count per document, plus a ``total`` row.
 
-    Parses come from the parse cache (:mod:`skillcite.check.cache`) unless it
+    Parses come from the parse cache (:mod:`skillcite.check.parsing.cache`) unless it
     is turned off: the counts are the same either way.
     """
     report = check(root)

@@ -14,8 +14,17 @@ from .app import CONTEXT, fail, package_root, root_argument
 @click.command(context_settings=CONTEXT)
 @root_argument()
 @click.option("--accept", "accept_ids", metavar="ID", multiple=True, help="Record the quote with this ID as reviewed (repeatable).")
-@click.option("--accept-all", is_flag=True, help="Record every current departure as accepted in bulk, listing each; quotes with a reviewer's warning are refused.")
+@click.option(
+    "--accept-all",
+    is_flag=True,
+    help="Record every current departure as accepted in bulk, listing each; quotes with a reviewer's warning, or whose context may change their force, are left.",
+)
 @click.option("--include-warnings", is_flag=True, help="With --accept-all: accept quotes with a reviewer's warning (SC310-SC312) too.")
+@click.option(
+    "--include-context",
+    is_flag=True,
+    help="With --accept-all: accept quotes whose context departs too (a next sentence that qualifies them, a lead-in or a 'not' left out).",
+)
 @click.option("-i", "--interactive", is_flag=True, help="Show each unreviewed quote and ask whether to accept it.")
 @click.option("--all", "show_all", is_flag=True, help="List reviewed quotes too.")
 @click.option("--by", metavar="WHO", help="Who reviews (default: the git author, as git var GIT_AUTHOR_IDENT gives it).")
@@ -26,6 +35,7 @@ def review(
     accept_ids: tuple[str, ...],
     accept_all: bool,
     include_warnings: bool,
+    include_context: bool,
     interactive: bool,
     show_all: bool,
     by: str | None,
@@ -61,6 +71,8 @@ def review(
         fail(f"--format {fmt} lists quotes; it cannot be combined with --accept, --accept-all, --interactive or --migrate")
     if include_warnings and not accept_all:
         fail("--include-warnings goes with --accept-all")
+    if include_context and not accept_all:
+        fail("--include-context goes with --accept-all")
     if migrate and (accept_ids or accept_all or interactive):
         fail("--migrate runs alone; accept quotes after it")
     root = package_root(root)
@@ -75,7 +87,7 @@ def review(
         if unknown:
             fail(f"no quote that departs from verbatim has the ID {unknown[0]!r} (run: skillcite review)")
         if accept_all:
-            chosen = [d for d in pending if include_warnings or d.warning is None]
+            chosen = [d for d in pending if (include_warnings or d.warning is None) and (include_context or not d.context_edits)]
             refused = [d for d in pending if d not in chosen]
         else:
             chosen = [by_id[i] for i in dict.fromkeys(accept_ids)]
@@ -87,12 +99,23 @@ def review(
             for d in fresh:
                 click.echo(f"accepted in bulk {d.id}  {d.where()}  {_brief(d.shown.quote)}")
             for d in refused:
-                assert d.warning is not None
-                click.echo(
-                    f"refused {d.id}  {d.where()}: warning {d.warning[0]}: {d.warning[1]} "
-                    f"(read it with skillcite review and accept it by ID, or pass --include-warnings)"
-                )
-        left = f"; {len(refused)} with a reviewer's warning refused" if refused else ""
+                if d.warning is not None and not include_warnings:
+                    click.echo(
+                        f"refused {d.id}  {d.where()}: warning {d.warning[0]}: {d.warning[1]} "
+                        f"(read it with skillcite review and accept it by ID, or pass --include-warnings)"
+                    )
+                else:
+                    click.echo(
+                        f"left {d.id}  {d.where()}: its context departs: {'; '.join(d.context_edits)} "
+                        f"(read it with skillcite review and accept it by ID, or pass --include-context)"
+                    )
+        warned = sum(1 for d in refused if d.warning is not None and not include_warnings)
+        left = "".join(
+            [
+                f"; {warned} with a reviewer's warning refused" if warned else "",
+                f"; {len(refused) - warned} whose context departs left to review one by one" if len(refused) > warned else "",
+            ]
+        )
         click.echo(f"recorded {len(fresh)} {kind}{'s' * (len(fresh) != 1)} by {who} in {_where(ws)}{left}")
         sys.exit(1 if refused else 0)
     if interactive:

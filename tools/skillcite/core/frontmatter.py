@@ -1,6 +1,6 @@
 """Front matter as lines: where the ``---`` block ends, where each top-level key is, and editing one key's line.
 
-Parsing the YAML is :func:`skillcite.check.evidence.split_front_matter`'s
+Parsing the YAML is :func:`skillcite.check.parsing.evidence.split_front_matter`'s
 job; this module works on the raw lines, so that ``lock`` (the ``sha256``
 line), ``install`` (a sub-skill's ``name``), the lock digest (which skips
 its own lines) and the findings that point at a key all find a key the same

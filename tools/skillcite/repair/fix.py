@@ -28,7 +28,8 @@ SC301  **Follow moved quotes.** A quote the check reports as *moved* gets its
        When every moved quote into one evidence file moved by the same
        offset, and that offset keeps every other quote into the file
        verified, all the file's anchors move by it (paraphrases included).
-SC209  A cache link without anchors gets the lines of the quotes citing it.
+SC209  A cache link without anchors gets the lines of the quotes citing it;
+       words where the anchors go stay, as the note after ``;``.
 
 The result is re-checked in memory. A change after which the check reports
 a finding it did not report before (compared by identity: code, file and

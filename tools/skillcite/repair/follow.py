@@ -157,7 +157,7 @@ class Following(FixContext):
         return mapping
 
     def _append(self, doc: Document, d: FootnoteDef, link: CacheLink, new: str) -> list[Change]:
-        """Add ``new`` as the last anchor of ``link`` (or as its first one)."""
+        """Add ``new`` as the last anchor of ``link`` (or as its first one, before words that stood in its place)."""
         key = resolve(doc.path)
         where = f"{doc.rel}:{d.line}: [^{d.label}]"
         spans = [a.span for a in link.anchors if a.span is not None]
@@ -169,8 +169,11 @@ class Following(FixContext):
         if m is None:
             return [Change(key, link.end, link.end, f": {new}", "SC209", where, d.line)]
         if m.group("list").strip():
-            self.note("SC209", f"{where}: its anchor list cannot be parsed; add {new} by hand")
-            return []
+            # Words where the anchors go ("tweets 1-3 verbatim", SC204) and not one anchor: the
+            # lines go first and the words become the free note after ';' (docs/citations.md), kept as written.
+            words = m.group("list")
+            at = m.start("list") + len(words) - len(words.lstrip())
+            return [Change(key, at, at, f"{'' if at > m.start('list') else ' '}{new}; ", "SC209", where, d.line)]
         # ``: `` with nothing after it: fill the empty list, keep one space.
         return [Change(key, m.start("list"), m.end("list"), f" {new}", "SC209", where, d.line)]
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from ..check.matching.marks import own_edit
 from ..check.reporting.report import Report
 from ..check.rules.suppressions import POLICY_CODES
 from ..core.diagnostics import Diagnostic, subject_text
@@ -31,11 +30,14 @@ class SafetyNet(FixContext):
         alone, and refuses every change left only when that does not tell.
 
         One new finding is not a reason: SC313 for a quote whose SC301 the
-        same result clears, when the quote departs from verbatim only by
-        marks it writes itself (:func:`_placed`). Placing it turns "outside
-        the cited lines" into "not reviewed", and ``skillcite review`` lists
-        it only once it has its anchor; refusing would leave it stuck
-        between the two.
+        same result clears (:func:`_placed`). Placing it turns "outside the
+        cited lines" into "not reviewed", and ``skillcite review`` lists it
+        only once it has its anchor; refusing would leave it stuck between
+        the two. That holds for a departure its new place makes (a next
+        sentence that qualifies it, a lead-in or a "not" its cut leaves
+        out) as for one it writes itself: the departure is shown by
+        ``review`` like any other, and ``review --accept-all`` leaves it to
+        a person unless told otherwise (``--include-context``).
         """
         old = Counter(identity(d) for d in before.diagnostics if d.code not in POLICY_CODES)
         kept = list(changes)
@@ -117,14 +119,15 @@ class SafetyNet(FixContext):
 
 
 def _placed(d: Diagnostic, old: Counter[tuple[str, ...]], now: Counter[tuple[str, ...]], after: Report) -> bool:
-    """True for SC313 on a quote whose SC301 (outside the cited lines) the change clears, departing only by its own marks.
+    """True for SC313 on a quote whose SC301 (outside the cited lines) the change clears.
 
-    A departure the quote writes itself (an elision, an insertion, a first
-    letter, a respelled Greek letter) is the same wherever its words are; a
-    cut that leaves out a "not", a lead-in such as "Myth:", or an omission
-    of the cache comes with the new place, and placing the quote there is
-    still refused: ``fix`` never moves a quote into a context that may
-    reverse it.
+    The quote is found at the new lines, departing from verbatim: by its own
+    marks (an elision, an insertion, a first letter, a respelled Greek
+    letter), the same wherever its words are, or by its context there (a
+    next sentence that qualifies it, a lead-in, a "not" its cut leaves out).
+    Either way SC313 keeps it unverified until a person reads it beside its
+    source; refusing the anchor instead left ``review`` nothing to show
+    (issue 29).
     """
     if d.code != "SC313":
         return False
@@ -133,7 +136,7 @@ def _placed(d: Diagnostic, old: Counter[tuple[str, ...]], now: Counter[tuple[str
         return False
     for o in after.outcomes:
         if o.doc.rel == d.path and (o.quote.line, o.quote.column) == (d.line, d.column) and o.match is not None:
-            return bool(o.match.edits) and all(own_edit(e) for e in o.match.edits)
+            return bool(o.match.edits)
     return False
 
 

@@ -4,7 +4,7 @@ Order of work, cheapest first (docs/citations.md):
 
 1. the quote, normalized, as a literal inside the cited ranges, first in a
    narrow stretch of whole blocks around them
-   (:meth:`~skillcite.check.evidence.Evidence.narrow`, which reads as the
+   (:meth:`~skillcite.check.parsing.evidence.Evidence.narrow`, which reads as the
    whole file does there), so a file that is mostly never quoted is not
    parsed and normalized whole when its quotes are where they say;
 2. if it has elisions (``[...]``) or insertions (``[word]``), its segments in

@@ -141,7 +141,7 @@ def find_links(text: str, start: int, end: int) -> list[CacheLink]:
 
     Which of them are cache links depends on where the document and the
     evidence folder are, which parsing does not know: the workspace decides
-    (:meth:`skillcite.check.workspace.Workspace.select_cache_links`).
+    (:meth:`skillcite.check.parsing.workspace.Workspace.select_cache_links`).
     """
     links: list[CacheLink] = []
     for m in LINK.finditer(text, start, end):

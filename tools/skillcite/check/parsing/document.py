@@ -197,7 +197,7 @@ def flatten_inline(inline: Token, html: bool = False) -> tuple[str, str, Refs]:
     string so they never delimit a quote. With ``html`` (quote text), inline
     HTML is kept too, masked like code: the parser takes ``<eos>`` for a tag,
     but a quote of it must keep the token, and
-    :func:`~skillcite.check.normalize.normalize` drops real markup on both sides.
+    :func:`~skillcite.check.parsing.normalize.normalize` drops real markup on both sides.
     """
     plain: list[str] = []
     scan: list[str] = []

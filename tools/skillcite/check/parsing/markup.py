@@ -7,7 +7,7 @@ raw Markdown, so it must lose exactly the same characters and no others: a
 ``*`` the parser took for emphasis is markup, a ``*`` in ``2*10`` or in a
 code span is text. :func:`markup_offsets` parses the evidence with the same
 parser and returns the offsets of its markup characters, which
-:func:`~skillcite.check.normalize.normalize` drops (``drop=``).
+:func:`~skillcite.check.parsing.normalize.normalize` drops (``drop=``).
 
 markdown-it-py's inline tokens carry no source positions, so each inline
 rule is wrapped to note where it started and ended, and the emphasis

@@ -4,7 +4,7 @@ Both sides of a comparison go through :func:`normalize`: the quote, as plain
 text the Markdown parser already rendered (emphasis, escapes, links and
 footnote references are gone, code and inline HTML are kept), and the
 evidence, raw Markdown whose markup characters the evidence side finds with
-the same parser (:mod:`skillcite.check.markup`) and passes in as ``drop``.
+the same parser (:mod:`skillcite.check.parsing.markup`) and passes in as ``drop``.
 Nothing here reads Markdown syntax on its own: a literal ``*``, ``_``,
 backslash, ``[..](..)`` or ``~~`` is text (``2*10`` is not ``210``, and
 ``fns[0](x)`` is not ``fns0``). A quote matches when the two agree after:

@@ -2,7 +2,7 @@
 
 The result cache keys a check by the *content* of every file it may read
 (:mod:`skillcite.check.resultcache`), and the code fingerprint by the
-content of every module of skillcite (:func:`skillcite.check.cache.code_fingerprint`).
+content of every module of skillcite (:func:`skillcite.check.parsing.cache.code_fingerprint`).
 Hashing those bytes was most of a warm check. A :class:`StatMemo` keeps,
 per file, the metadata it had when it was hashed (size, modification and
 change times in nanoseconds, inode and device) with the digest; a file whose

@@ -15,8 +15,8 @@ if TYPE_CHECKING:  # a runtime Protocol would cost a warm check more than its ou
     from typing import Protocol
 
     class Report(Protocol):
-        """What rendering reads: a :class:`~skillcite.check.report.Report` or a cached
-        :class:`~skillcite.check.summary.Summary` (this module imports neither, so
+        """What rendering reads: a :class:`~skillcite.check.reporting.report.Report` or a cached
+        :class:`~skillcite.check.reporting.summary.Summary` (this module imports neither, so
         printing a cached result never imports the parser)."""
 
         @property

@@ -1,7 +1,7 @@
 """What the command line prints about a check: its findings and the summary counts.
 
 A :class:`Summary` is all that rendering needs (every output format), kept
-apart from the parsed documents of a :class:`~skillcite.check.report.Report`
+apart from the parsed documents of a :class:`~skillcite.check.reporting.report.Report`
 so that a cached result can be printed without importing the parser. It
 round-trips through plain JSON data (:meth:`Summary.to_data`).
 """

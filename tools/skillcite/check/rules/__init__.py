@@ -1,7 +1,7 @@
 """The rules of ``skillcite check``, one module per family of codes.
 
 Each module defines one function that takes a
-:class:`~skillcite.check.workspace.Workspace` and yields
+:class:`~skillcite.check.parsing.workspace.Workspace` and yields
 :class:`~skillcite.core.diagnostics.Diagnostic` records, and a :data:`RULE`
 naming the codes it may emit. docs/codes.md says which module holds each code.
 Rules never depend on each other's output: what several of them need (the

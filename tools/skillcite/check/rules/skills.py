@@ -13,6 +13,21 @@ from ..parsing.workspace import Workspace
 from .base import Rule
 
 ALLOWED_KEYS = {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
+# Keys Claude Code documents for a skill's front matter beyond the Agent Skills spec
+# (https://code.claude.com/docs/en/skills, "Frontmatter reference", as of January 2026),
+# each with the type it documents: other agents ignore them, so a skill that sets one
+# is still a valid skill, and a wrong type is still reported.
+CLAUDE_CODE_KEYS: dict[str, type] = {
+    "argument-hint": str,  # the hint shown after /name
+    "disable-model-invocation": bool,  # true: only the user invokes it
+    "user-invocable": bool,  # false: hidden from the / menu
+    "model": str,
+    "context": str,  # "fork": run in a subagent
+    "agent": str,  # the subagent type for context: fork
+    "hooks": dict,  # hooks scoped to the skill's lifetime
+}
+KNOWN_KEYS = ALLOWED_KEYS | set(CLAUDE_CODE_KEYS)
+_TYPE_NAMES: dict[type, str] = {str: "a string", bool: "true or false", dict: "a mapping"}
 Finding = tuple[str, int, int, str, str]  # code, line, column, message, subject
 
 KEBAB = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")  # lowercase words joined by single hyphens
@@ -30,7 +45,8 @@ def check_skill(doc: Document, max_lines: int, max_tokens: int, at_root: bool = 
     The rules follow the open Agent Skills specification: ``name`` is 1-64
     characters of ``a-z0-9`` and single hyphens and equals the folder name;
     ``description`` is 1-1024 characters without angle brackets; only the
-    known keys appear; ``compatibility`` is at most 500 characters and
+    known keys appear (the spec's, and the ones Claude Code documents, of
+    their documented types); ``compatibility`` is at most 500 characters and
     ``metadata`` maps strings to strings. The skill at the package root
     (``at_root``) is exempt from the folder rule: its folder is whatever the
     clone is called, and ``skillcite install`` names the installed copy.
@@ -59,8 +75,19 @@ def check_skill(doc: Document, max_lines: int, max_tokens: int, at_root: bool = 
     elif "<" in desc or ">" in desc:
         out.append(("SC504", line_of["description"], 1, "description must not contain < or >", "description"))
     for key in fm:
-        if key not in ALLOWED_KEYS:
-            out.append(("SC505", line_of.get(key, 1), 1, f"unknown key {key!r} (allowed: {', '.join(sorted(ALLOWED_KEYS))})", key))
+        if key not in KNOWN_KEYS:
+            out.append(
+                (
+                    "SC505",
+                    line_of.get(key, 1),
+                    1,
+                    f"unknown key {key!r} (allowed: {', '.join(sorted(ALLOWED_KEYS))}; and Claude Code's {', '.join(sorted(CLAUDE_CODE_KEYS))})",
+                    key,
+                )
+            )
+        elif key in CLAUDE_CODE_KEYS and not isinstance(fm[key], CLAUDE_CODE_KEYS[key]):
+            want = CLAUDE_CODE_KEYS[key]
+            out.append(("SC505", line_of.get(key, 1), 1, f"{key} must be {_TYPE_NAMES[want]} (Claude Code's skill front matter)", key))
     comp = fm.get("compatibility")
     if comp is not None and (not isinstance(comp, str) or len(comp) > 500):
         out.append(("SC505", line_of.get("compatibility", 1), 1, "compatibility must be a string of at most 500 characters", "compatibility"))
