@@ -22,6 +22,7 @@ TOML, a model of a maintainer's time, not a measurement of one.
     python bench/adoption_corpus.py                      # every repository found under /work/.mirror
     python bench/adoption_corpus.py wassname/ml-debug=/path/to/git/dir
     python bench/adoption_corpus.py --only wassname/ml-debug --show SC304
+    python bench/adoption_corpus.py --only wassname/ml-debug --keep /tmp/adopted   # then bench/check_speed.py --roots
 
 Exit status 0 when the corpus ran (whatever it found), 2 when a copy is missing or unreadable.
 """
@@ -174,6 +175,7 @@ def main_(argv: list[str] | None = None) -> int:
     parser.add_argument("copies", nargs="*", help="owner/name=PATH (a git directory or a tree)")
     parser.add_argument("--only", action="append", default=[], help="run only this repository (repeatable)")
     parser.add_argument("--show", action="append", default=[], help="print each final finding of this code")
+    parser.add_argument("--keep", type=Path, help="copy each adopted tree into this folder (as owner+name), to measure it further")
     args = parser.parse_args(argv)
     corpus = tomllib.loads(CORPUS.read_text(encoding="utf-8"))
     per = {k: float(v) for k, v in corpus["minutes"].items() if k != "default"}
@@ -201,6 +203,10 @@ def main_(argv: list[str] | None = None) -> int:
                 print(f"{source}: cannot take commit {repo['commit'][:12]} ({exc})", file=sys.stderr)
                 return 2
             outcome = run_route(name, root)
+            if args.keep is not None:
+                kept = args.keep / name.replace("/", "+")
+                shutil.rmtree(kept, ignore_errors=True)
+                shutil.copytree(root, kept, symlinks=True)
         print(f"\n## {name} @ {repo['commit'][:7]}: {repo['layout']}")
         print(f"{'step':<28} {'exit':>4} {'time':>7}  findings")
         for step in outcome.steps:

@@ -6,6 +6,7 @@ Run from the repository root::
     python bench/check_speed.py --scales 1 10 --rounds 5
     python bench/check_speed.py --corpora repo real --audit "python other/audit.py {root}"
     python bench/check_speed.py --extras              # also fuzzy, hostile and big-file timings
+    python bench/check_speed.py --corpora --scales --pads --roots /tmp/adopted/wassname+ml-debug
 
 It prints numbers and asserts nothing. What it measures, and how:
 
@@ -453,6 +454,7 @@ def memory(pads: list[int]) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpora", nargs="*", default=["repo", "real"], choices=["repo", "real"])
+    ap.add_argument("--roots", nargs="*", type=Path, default=[], help="other packages to pair with the audit, cold and warm (an adopted copy of a real repository)")
     ap.add_argument("--rounds", type=int, default=7, help="pairs per corpus and mode")
     ap.add_argument("--scales", type=int, nargs="*", default=[1, 10, 100], help="copies of this repository for the growth run")
     ap.add_argument("--pads", type=int, nargs="*", default=[1, 4], help="unquoted-evidence multipliers for the memory run")
@@ -474,6 +476,8 @@ def main() -> None:
                 shape = real_shaped(root)
                 print(f"real-shaped corpus: {shape} ({shape['cited chars'] / shape['evidence chars']:.1%} of evidence characters cited)")
             report_pairs(corpus, pairs(root, args.rounds, args.audit))
+    for root in args.roots:
+        report_pairs(str(root), pairs(root.resolve(), args.rounds, args.audit))
     if args.scales:
         growth(args.scales)
     if args.pads:

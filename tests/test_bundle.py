@@ -76,7 +76,7 @@ Back to [the playbook](../PLAYBOOK.md#loop).
 [^src]: A. Author, "A Post" (2020) — https://example.org/post ([cache](../docs/evidence/src.md): bug L{BUG}; checked twice)
 """
 
-EXPECTED = """<!-- pkg, bundled by skillcite 0.4.0 from SKILL.md, pinn/SKILL.md, rl/SKILL.md; about 235 tokens (characters/4). -->
+EXPECTED = """<!-- pkg, bundled by skillcite 0.5.0 from SKILL.md, pinn/SKILL.md, rl/SKILL.md; about 235 tokens (characters/4). -->
 
 **pkg**: A test skill for the bundler.
 
@@ -189,7 +189,7 @@ def test_include_makes_links_in_bundle_in_a_fixed_order(tree: Package) -> None:
     assert r.exit_code == 0, r.output
     text = r.stdout
     files = "SKILL.md, PLAYBOOK.md, refs/a.md, refs/b.md, pinn/SKILL.md, rl/SKILL.md"
-    assert text.startswith(f"<!-- pkg, bundled by skillcite 0.4.0 from {files}; about {len(text) // 4} tokens (characters/4). -->\n")
+    assert text.startswith(f"<!-- pkg, bundled by skillcite 0.5.0 from {files}; about {len(text) // 4} tokens (characters/4). -->\n")
     assert "Long form: [PLAYBOOK.md](#playbook)." in text
     assert "Back to [the playbook](#loop)." in text
     assert "Back to [the skill](#pkg) and [its usage](#usage)." in text
@@ -207,7 +207,7 @@ def test_include_makes_links_in_bundle_in_a_fixed_order(tree: Package) -> None:
 def test_same_input_same_bytes_and_only_skill_md_by_default(tree: Package) -> None:
     first, second = run("bundle", str(tree.root)), run("bundle", str(tree.root))
     assert first.exit_code == 0 and first.stdout == second.stdout
-    assert first.stdout.startswith(f"<!-- pkg, bundled by skillcite 0.4.0 from SKILL.md; about {len(first.stdout) // 4} tokens")
+    assert first.stdout.startswith(f"<!-- pkg, bundled by skillcite 0.5.0 from SKILL.md; about {len(first.stdout) // 4} tokens")
     assert "# RL" not in first.stdout and "# PINN" not in first.stdout
     # Links to files left out stay readable as paths when no repository URL is known.
     assert "Sub-skills: `rl/SKILL.md` and the PINN one (`pinn/SKILL.md`). Long form: `PLAYBOOK.md`." in first.stdout
@@ -223,7 +223,7 @@ def test_links_out_of_the_bundle_go_to_the_repository(tree: Package) -> None:
     r = run("bundle", str(tree.root), "--include", "pinn")
     assert r.exit_code == 0, r.output
     text = r.stdout
-    assert text.startswith("<!-- pkg 2.1.0, bundled by skillcite 0.4.0 from SKILL.md, pinn/SKILL.md; about ")
+    assert text.startswith("<!-- pkg 2.1.0, bundled by skillcite 0.5.0 from SKILL.md, pinn/SKILL.md; about ")
     base = "https://github.com/someone/pkg/blob/main"
     assert f"Sub-skills: [rl/SKILL.md]({base}/rl/SKILL.md) and [the PINN one](#usage-1)." in text
     assert f"Long form: [PLAYBOOK.md]({base}/PLAYBOOK.md). Notes: [the notes]({base}/notes.md)." in text
@@ -246,7 +246,7 @@ def test_header_names_the_git_commit_and_uncommitted_changes(tree: Package) -> N
     subprocess.run([*git, "commit", "-q", "-m", "x"], check=True)
     head = subprocess.run([*git, "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
     clean = run("bundle", str(tree.root)).stdout
-    assert clean.startswith(f"<!-- pkg at git {head}, bundled by skillcite 0.4.0 from SKILL.md; ")
+    assert clean.startswith(f"<!-- pkg at git {head}, bundled by skillcite 0.5.0 from SKILL.md; ")
     tree.write("notes.md", "# Notes\n\nEdited, but not bundled.\n")
     assert run("bundle", str(tree.root)).stdout == clean  # only the bundled files count
     tree.replace("SKILL.md", "# Pkg", "# Pkg\n\nEdited.")

@@ -13,7 +13,7 @@ from __future__ import annotations
 # Not typing's: a warm check pays for every module it imports, and type checkers read this name alike.
 TYPE_CHECKING = False
 
-__version__ = "0.4.0"
+__version__ = "0.5.0"
 
 if TYPE_CHECKING:
     from typing import Any
