@@ -52,6 +52,10 @@ CHECKS = {
     "eval_batch_size_check": "refs/evaluation.md",
     "optimizer_coverage": "refs/sharding.md",
     "first_divergence": "refs/diagnostics.md",
+    "find_first_nonfinite": "refs/diagnostics.md",
+    "batch_independence_check": "refs/diagnostics.md",
+    "nan_poison_tracer": "refs/diagnostics.md",
+    "module_absmax": "refs/diagnostics.md",
     # at their current behaviour: another part of issue 27 changes these (tests/test_compat_matrix.py records it)
     "adapter_check": "refs/finetuning.md",
     "inference_side_effects": "refs/systems.md",
@@ -65,18 +69,28 @@ HELPERS_MARK = "the first block of diagnostics.md"
 
 # --- the checks, read from the Markdown of a root --------------------------------------------------
 
+def heading(name: str) -> str:
+    """A check's section heading: `## `name`` in refs/diagnostics.md, `### `name`` in the other refs files."""
+    return f"## `{name}`\n" if CHECKS[name] == "refs/diagnostics.md" else f"### `{name}`\n"
+
+
 @functools.cache
-def check(name: str, root: Path = ROOT) -> Callable | None:
-    """The check `name` as the Markdown under `root` defines it (None where that checkout has none)."""
+def source_of(name: str, root: Path = ROOT) -> str:
+    """The python block that defines check `name` in the Markdown under `root` ("" where it has none)."""
     text = (root / CHECKS[name]).read_text(encoding="utf-8")
     if name == "first_divergence":
         found = _DIVERGENCE.search(text)
-        source = found.group(1) if found else None
-    elif f"### `{name}`\n" in text:
-        source = _BLOCK.search(text.split(f"### `{name}`\n", 1)[1]).group(1)
-    else:
-        source = None
-    if source is None:
+        return found.group(1) if found else ""
+    if heading(name) in text:
+        return _BLOCK.search(text.split(heading(name), 1)[1]).group(1)
+    return ""
+
+
+@functools.cache
+def check(name: str, root: Path = ROOT) -> Callable | None:
+    """The check `name` as the Markdown under `root` defines it (None where that checkout has none)."""
+    source = source_of(name, root)
+    if not source:
         return None
     namespace: dict = {"__name__": f"compat_{name}"}
     if HELPERS_MARK in source:
@@ -161,6 +175,8 @@ def build(kind: str, seed: int = 0) -> nn.Module:
 # the module whose output the probes change (head) and an inner layer (inner), by name
 HEAD = {"module": "head", "causal_lm": "lm_head", "encoder_classifier": "classifier.out_proj",
         "peft_lora": "base_model.model.lm_head"}
+EMBED = {"causal_lm": "model.embed_tokens", "encoder_classifier": "roberta.embeddings.word_embeddings",
+         "peft_lora": "base_model.model.model.embed_tokens"}
 INNER = {"module": "body.3", "causal_lm": "model.layers.0.mlp.down_proj",
          "encoder_classifier": "roberta.encoder.layer.0.output.dense",
          "peft_lora": "base_model.model.model.layers.0.mlp.down_proj"}
@@ -238,11 +254,13 @@ def _logits(cell: Cell, model: nn.Module, batch, h: dict) -> torch.Tensor:
     return out if torch.is_tensor(out) else out.logits
 
 
-def _as_documented(model: nn.Module, cell: Cell, root: Path) -> nn.Module:
-    """The model as that checkout tells a reader to pass it: a checkout without the input helpers wraps a
-    Hugging Face model in its `Logits` (which takes the batch dict); with them, the model as it is."""
+def _as_documented(model: nn.Module, cell: Cell, root: Path, name: str | None = None) -> nn.Module:
+    """The model as that checkout tells a reader to pass it: a checkout without the input helpers (or, with
+    `name`, a check whose block does not use them) wraps a Hugging Face model in its `Logits` (which takes
+    the batch dict); with them, the model as it is."""
     h = helpers(root)
-    if "forward" in h or cell.kind == "module":
+    uses = "forward" in h if name is None else HELPERS_MARK in source_of(name, root)
+    if uses or cell.kind == "module":
         return model
     return h["Logits"](model)
 
@@ -437,6 +455,79 @@ def _first_divergence(cell: Cell, root: Path) -> tuple[bool, bool]:
         fixed["module"] is not None or fixed["inputs"] is not None
 
 
+def _overflows(cell: Cell) -> Callable[[torch.Tensor], torch.Tensor]:
+    """A layer whose output overflows in the precision the cell computes in (and only there, for fp16: a
+    value over 65504 is finite in float32 and bf16), as `(out + offset) * 2`."""
+    offset = 4e4 if cell.precision == "fp16_autocast" else 3e38
+    return lambda out: (out + offset) * 2
+
+
+def _mixes(out: torch.Tensor) -> torch.Tensor:
+    """A layer that mixes samples (each row gets its neighbour's output added: a view where a transpose belongs)."""
+    return out + out.roll(1, dims=0)
+
+
+def _named(report_name: str | None, cell: Cell, root: Path) -> None:
+    """A check that names a module must name the planted one (under its bare name, whatever the wrapper)."""
+    h = helpers(root)
+    if report_name is not None and h["bare_key"](report_name) != h["bare_key"](INNER[cell.kind]):
+        raise AssertionError(f"named {report_name!r}, the planted layer is {INNER[cell.kind]!r}")
+
+
+def _documented(cell: Cell, root: Path, name: str) -> Callable[[nn.Module], nn.Module]:
+    return functools.partial(_as_documented, cell=cell, root=root, name=name)
+
+
+def _token_layer(cell: Cell, root: Path, name: str) -> dict:
+    """input_module= for a check without the input helpers, as its usage said: the embedding through `Logits`
+    (a check on the helpers finds it itself: none is passed, so the default is what the cell measures)."""
+    if cell.kind == "module" or HELPERS_MARK in source_of(name, root):
+        return {}
+    key = "input_module" if name == "batch_independence_check" else "poison_module"
+    return {key: "model." + EMBED[cell.kind]}
+
+
+def _find_first_nonfinite(cell: Cell, root: Path) -> tuple[bool, bool]:
+    fn, doc = check("find_first_nonfinite", root), _documented(cell, root, "find_first_nonfinite")
+    batch = cell.batch(cell.inputs())
+    buggy = fn(doc(_hooked(cell.model(), INNER[cell.kind], _overflows(cell))), batch, **_amp_kw(fn, cell))
+    fixed = fn(doc(cell.model()), batch, **_amp_kw(fn, cell))
+    _named(buggy and buggy["module"], cell, root)
+    return buggy is not None, fixed is not None
+
+
+def _batch_independence(cell: Cell, root: Path) -> tuple[bool, bool]:
+    fn, doc = check("batch_independence_check", root), _documented(cell, root, "batch_independence_check")
+    batch = cell.batch(cell.inputs())
+    kw = {"index": 3, "train_mode": False, **_amp_kw(fn, cell), **_token_layer(cell, root, "batch_independence_check")}
+    return (bool(fn(doc(_hooked(cell.model(), INNER[cell.kind], _mixes)), batch, **kw)),
+            bool(fn(doc(cell.model()), batch, **kw)))
+
+
+def _nan_poison(cell: Cell, root: Path) -> tuple[bool, bool]:
+    fn, doc = check("nan_poison_tracer", root), _documented(cell, root, "nan_poison_tracer")
+    batch = cell.batch(cell.inputs())
+    kw = {"index": 3, **_amp_kw(fn, cell), **_token_layer(cell, root, "nan_poison_tracer")}
+    return (bool(fn(doc(_hooked(cell.model(), INNER[cell.kind], _mixes)).eval(), batch, **kw)),
+            bool(fn(doc(cell.model()).eval(), batch, **kw)))
+
+
+def _module_absmax(cell: Cell, root: Path) -> tuple[bool, bool]:
+    fn, doc = check("module_absmax", root), _documented(cell, root, "module_absmax")
+    batches = [cell.batch(cell.inputs(seed)) for seed in range(2)]
+    limit = torch.finfo(torch.float16).max / 8  # its default line
+
+    def flagged(table):
+        return [n for n, v in table.items() if any(x != x or x > limit for x in v)]
+
+    # an activation that sits at 1e4: over the line, finite even in fp16
+    buggy = flagged(fn(doc(_hooked(cell.model(), INNER[cell.kind], lambda out: out + 1e4)), batches,
+                       **_amp_kw(fn, cell)))
+    fixed = flagged(fn(doc(cell.model()), batches, **_amp_kw(fn, cell)))
+    _named(buggy[0] if buggy else None, cell, root)
+    return bool(buggy), bool(fixed)
+
+
 class NotApplicable(Exception):
     """The check said, in its report, that the input holds nothing for it to check (no adapters, say)."""
 
@@ -493,6 +584,10 @@ PROBES: dict[str, Callable[[Cell, Path], tuple[bool, bool]]] = {
     "eval_batch_size_check": _eval_batch_size,
     "optimizer_coverage": _optimizer_coverage,
     "first_divergence": _first_divergence,
+    "find_first_nonfinite": _find_first_nonfinite,
+    "batch_independence_check": _batch_independence,
+    "nan_poison_tracer": _nan_poison,
+    "module_absmax": _module_absmax,
     "adapter_check": _adapter_check,
     "inference_side_effects": _inference_side_effects,
 }
@@ -550,6 +645,16 @@ TWINS = {
                              "per-batch accuracies (the others), against counting",
     "optimizer_coverage": "the optimizer built before a new head, `resize_token_embeddings` or `get_peft_model`, "
                           "against after; it runs no forward pass, so the batch form does not reach it",
+    "find_first_nonfinite": "an inner layer whose output overflows at the cell's precision (`(out + 4e4) * 2` "
+                            "under fp16 autocast, finite in float32; `(out + 3e38) * 2` elsewhere), replayed with "
+                            "`amp=` the cell's autocast dtype (it must name that layer), against the model as it is",
+    "batch_independence_check": "an inner layer that adds each sample's output to its neighbour's, against the "
+                                "model as it is, in eval mode; gradient read on the float input or, for token ids, "
+                                "at the embeddings' output",
+    "nan_poison_tracer": "an inner layer that adds each sample's output to its neighbour's, against the model as it "
+                         "is, in eval mode; NaN put in the float input or, for token ids, at the embeddings' output",
+    "module_absmax": "an inner layer whose output sits at 1e4 (over the default line of 8188, finite in fp16; it "
+                     "must be the first module flagged) against the model as it is, two batches",
     "first_divergence": "the float32 model against the cell's precision (a LoRA model against its merged copy) "
                         "with one inner layer's weight ×1.5 (it must name that layer) or unchanged",
 }
@@ -586,7 +691,7 @@ def counts(results) -> dict[str, int]:
 
 def section_end(text: str, name: str) -> int:
     """Where a check's section ends: the next "## " heading after its own heading."""
-    head = "## Two runs that disagree" if name == "first_divergence" else f"### `{name}`\n"
+    head = "## Two runs that disagree" if name == "first_divergence" else heading(name)
     start = text.index(head)
     following = text.find("\n## ", start + len(head))
     return len(text) if following < 0 else following + 1
