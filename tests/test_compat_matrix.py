@@ -230,3 +230,86 @@ def test_first_divergence_names_the_adapter_layer_that_merging_broke():
         merged.model.layers[0].self_attn.v_proj.weight.add_(0.5)  # merged with a wrong scale, say
     report, printed = run(fn, lora, merged, batch)
     assert report["module"] == "layers.0.self_attn.v_proj" and report["inputs"] is None
+
+
+# --- the older checks of refs/diagnostics.md on the input helpers: what crashed before, one pair each -------
+
+def _llama_batch(rows=4):
+    return {"input_ids": torch.randint(3, cm.VOCAB, (rows, 5), generator=torch.Generator().manual_seed(5)),
+            "attention_mask": torch.ones(rows, 5, dtype=torch.long)}
+
+
+def test_find_first_nonfinite_on_a_bare_hf_model_and_a_dict_replays_fp16():
+    """Before: model(dict) on a bare Hugging Face model crashed (only `Logits` took the dict). An fp16 overflow
+    in one layer is named under amp=float16 and is finite in the float32 replay."""
+    fn = cm.check("find_first_nonfinite")
+    model = cm._hooked(cm.build("causal_lm"), cm.INNER["causal_lm"], lambda out: (out + 4e4) * 2)
+    assert run(fn, model, _llama_batch())[0] is None
+    found, printed = run(fn, model, _llama_batch(), amp=torch.float16)
+    assert found["module"] == cm.INNER["causal_lm"] and found["type"] == "Linear" and not found["inputs_nonfinite"]
+    assert run(fn, cm.build("causal_lm"), _llama_batch(), amp=torch.float16)[0] is None
+
+
+def test_find_first_nonfinite_on_a_tuple_batch():
+    """Before: a tuple batch went to the model as one argument (`linear(): ... must be Tensor, not tuple`)."""
+    fn = cm.check("find_first_nonfinite")
+    model = cm._hooked(cm.build("module"), "body.3", lambda out: out.log())  # a log of negative values
+    found, _ = run(fn, model, (torch.randn(4, 6),))
+    assert found["module"] == "body.3"
+    assert run(fn, cm.build("module"), (torch.randn(4, 6),))[0] is None
+
+
+def test_batch_independence_on_token_ids_reads_the_embeddings_by_itself():
+    """Before: token ids without input_module raised TypeError (and a dict had no .is_floating_point)."""
+    fn = cm.check("batch_independence_check")
+    leaky = cm._hooked(cm.build("peft_lora"), cm.INNER["peft_lora"], lambda out: out + out.roll(1, dims=0))
+    mixed, printed = run(fn, leaky, _llama_batch(), index=2, train_mode=False)
+    assert [i for i, _ in mixed] == [(1,)]  # sample 2's output took sample 1's: gradient reaches sample 1 only
+    assert run(fn, cm.build("peft_lora"), _llama_batch(), index=(2, 3), train_mode=False)[0] == []  # causal too
+
+
+def test_batch_independence_refuses_token_ids_with_no_embedding_to_read():
+    class Ids(nn.Module):  # takes token ids, has no get_input_embeddings
+        def __init__(self):
+            super().__init__()
+            self.embed, self.head = nn.Embedding(9, 4), nn.Linear(4, 2)
+
+        def forward(self, ids):
+            return self.head(self.embed(ids))
+
+    fn = cm.check("batch_independence_check")
+    ids = torch.randint(0, 9, (3, 4))
+    with pytest.raises(Exception) as caught:
+        run(fn, Ids(), ids)
+    assert type(caught.value).__name__ == "Refused" and str(caught.value) == (
+        "[batch_independence_check] does not support a batch with no floating tensor without "
+        "input_module='<name of the embedding layer>'")
+    assert run(fn, Ids(), ids, input_module="embed")[0] == []
+    with pytest.raises(Exception) as caught:
+        run(fn, Ids(), ids, input_module="embedding")
+    assert str(caught.value) == "[batch_independence_check] does not support input_module='embedding': no module of that name"
+
+
+def test_nan_poison_tracer_on_a_dict_of_a_float_input_and_on_bf16_tokens():
+    """Before: a dict (or tuple) batch crashed on .is_floating_point(); token ids needed poison_module."""
+    fn = cm.check("nan_poison_tracer")
+    x = {"x": torch.randn(8, 6)}
+    assert run(fn, cm._hooked(cm.build("module"), "body.3", lambda out: out + out.roll(1, dims=0)).eval(), x,
+               index=3)[0] == [(4,)]
+    assert run(fn, cm.build("module").eval(), x, index=3)[0] == []
+    leaky = cm._hooked(cm.build("encoder_classifier"), cm.INNER["encoder_classifier"],
+                       lambda out: out + out.roll(1, dims=0)).to(torch.bfloat16)
+    assert run(fn, leaky, _llama_batch(), index=0)[0] == [(1,)]
+    assert run(fn, cm.build("encoder_classifier").to(torch.bfloat16), _llama_batch(), index=0)[0] == []
+
+
+def test_module_absmax_reads_hf_outputs_and_dict_batches_under_autocast():
+    """Before: model(dict) crashed on a bare model, and a Hugging Face output (a dict) gave its module no row."""
+    fn = cm.check("module_absmax")
+    model = cm.build("causal_lm")
+    table, printed = run(fn, model, [_llama_batch(), _llama_batch(2)], amp=torch.bfloat16)
+    assert "" in {k.replace("<root>", "") for k in table}  # the root's CausalLMOutput has its row
+    assert all(len(v) == 2 for v in table.values()) and "over 8188 or non-finite: 0" in printed
+    hot = cm._hooked(cm.build("causal_lm"), cm.INNER["causal_lm"], lambda out: out + 1e4)
+    table, printed = run(fn, hot, [_llama_batch()], amp=torch.float16)
+    assert table[cm.INNER["causal_lm"]][0] > 8188 and cm.INNER["causal_lm"] in printed
