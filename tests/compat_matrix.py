@@ -56,6 +56,9 @@ CHECKS = {
     "loss_at_init": "refs/diagnostics.md",
     "overfit_one_batch": "refs/diagnostics.md",
     "find_first_nonfinite": "refs/diagnostics.md",
+    "gradient_flow": "refs/diagnostics.md",
+    "eval_path_check": "refs/diagnostics.md",
+    "ActivationStatsLogger": "refs/diagnostics.md",
     "batch_independence_check": "refs/diagnostics.md",
     "nan_poison_tracer": "refs/diagnostics.md",
     "module_absmax": "refs/diagnostics.md",
@@ -582,6 +585,69 @@ def _overfit_one_batch(cell: Cell, root: Path) -> tuple[bool, bool]:
     return not buggy[2], not fixed[2]
 
 
+# a projection whose output the gradient_flow twin detaches (its own parameters then get no gradient; trainable
+# in every kind, the LoRA model's v_proj adapter included)
+PROJ = {"module": "body.0", "causal_lm": "model.layers.0.self_attn.v_proj",
+        "encoder_classifier": "roberta.encoder.layer.0.attention.self.value",
+        "peft_lora": "base_model.model.model.layers.0.self_attn.v_proj"}
+
+
+def _gradient_flow(cell: Cell, root: Path) -> tuple[bool, bool]:
+    fn, h = check("gradient_flow", root), helpers(root)
+    batch, y = cell.batch(cell.inputs()), _targets(cell)
+
+    def report(model):  # the user's loss at the cell's precision (forward under autocast, backward outside)
+        model.train()
+        got = fn(model, _ce(_logits(cell, _bare_of(model), batch, h), y), show=False)
+        return [n for key in ("no_grad", "zero", "nonfinite") for n in got[key]]  # "frozen" is a fact, not a bug
+
+    buggy = report(_hooked(cell.model(), PROJ[cell.kind], lambda out: out.detach()))
+    fixed = report(cell.model())
+    if buggy and not all(n.startswith(PROJ[cell.kind] + ".") for n in buggy):
+        raise AssertionError(f"listed {buggy}, the detached projection is {PROJ[cell.kind]!r}")
+    return bool(buggy), bool(fixed)
+
+
+def _eval_path(cell: Cell, root: Path) -> tuple[bool, bool]:
+    fn, h = check("eval_path_check", root), helpers(root)
+    batch, y = cell.batch(cell.inputs()), _targets(cell)
+    model = cell.model()
+    head = model.get_submodule(HEAD[cell.kind])  # a dropout on the logits, on in train mode only
+    head.register_forward_hook(lambda m, args, out: nn.functional.dropout(out, 0.1, training=m.training))
+
+    def evaluate(switch):
+        def run(m, x, y):
+            if switch:
+                m.eval()
+            with torch.no_grad():
+                return _ce(_logits(cell, m, x, h), y).item()
+        return run
+
+    return (fn(model, evaluate(False), batch, y)["flag"] is not None,
+            fn(model, evaluate(True), batch, y)["flag"] is not None)
+
+
+def _activation_stats(cell: Cell, root: Path) -> tuple[bool, bool]:
+    cls, h = check("ActivationStatsLogger", root), helpers(root)
+    batch = cell.batch(cell.inputs())
+
+    def flags(model):  # three forward passes of the user's loop at the cell's precision
+        logger = cls(model)
+        try:
+            with torch.no_grad():
+                for _ in range(3):
+                    _logits(cell, model, batch, h)
+            return logger.summary()
+        finally:
+            logger.close()
+
+    buggy = flags(_hooked(cell.model(), INNER[cell.kind], lambda out: out * 0))  # a dead layer
+    fixed = flags(cell.model())
+    if buggy and list(buggy)[0] != INNER[cell.kind]:  # then what passes its zeros on (RoBERTa's dropout)
+        raise AssertionError(f"flagged {buggy}, the dead layer is {INNER[cell.kind]!r}")
+    return bool(buggy), bool(fixed)
+
+
 class NotApplicable(Exception):
     """The check said, in its report, that the input holds nothing for it to check (no adapters, say)."""
 
@@ -647,6 +713,9 @@ PROBES: dict[str, Callable[[Cell, Path], tuple[bool, bool]]] = {
     "batch_independence_check": _batch_independence,
     "nan_poison_tracer": _nan_poison,
     "module_absmax": _module_absmax,
+    "gradient_flow": _gradient_flow,
+    "eval_path_check": _eval_path,
+    "ActivationStatsLogger": _activation_stats,
     "adapter_check": _adapter_check,
     "inference_side_effects": _inference_side_effects,
 }
@@ -721,6 +790,13 @@ TWINS = {
                          "is, in eval mode; NaN put in the float input or, for token ids, at the embeddings' output",
     "module_absmax": "an inner layer whose output sits at 1e4 (over the default line of 8188, finite in fp16; it "
                      "must be the first module flagged) against the model as it is, two batches",
+    "gradient_flow": "a projection whose output is detached (`.detach()` inside the model: its weights get no "
+                     "gradient, and those must be what it lists) against the model as it is; the loss is the "
+                     "user's, computed at the cell's precision (frozen base weights are listed, not flagged)",
+    "eval_path_check": "an evaluation that does not call `model.eval()` against one that does, on the model with a "
+                       "dropout (p 0.1) on its logits; the evaluation is the user's, at the cell's precision",
+    "ActivationStatsLogger": "an inner layer whose output is all zeros (a dead layer: it must be the first flagged) "
+                             "against the model as it is, three forward passes of the user's loop",
     "adapter_check": "the LoRA adapters frozen with the base (`requires_grad_(False)` after attaching) against "
                      "trainable adapters; a model with no adapter is reported as holding 0 adapter parameters; "
                      "it runs no forward pass, so the batch form does not reach it",

@@ -52,7 +52,7 @@ def test_every_cell_works_or_refuses_as_expected(name):
 
 def test_every_check_is_held():
     """No check is left recorded at an old behaviour: each has its expectations and its table."""
-    assert cm.CURRENT_BEHAVIOUR == () and HELD == sorted(cm.PROBES) and len(HELD) == 15
+    assert cm.CURRENT_BEHAVIOUR == () and HELD == sorted(cm.PROBES) and len(HELD) == 18
 
 
 @pytest.mark.parametrize("name", HELD)
@@ -307,3 +307,61 @@ def test_module_absmax_reads_hf_outputs_and_dict_batches_under_autocast():
     hot = cm._hooked(cm.build("causal_lm"), cm.INNER["causal_lm"], lambda out: out + 1e4)
     table, printed = run(fn, hot, [_llama_batch()], amp=torch.float16)
     assert table[cm.INNER["causal_lm"]][0] > 8188 and cm.INNER["causal_lm"] in printed
+
+
+def test_loss_at_init_on_a_bare_causal_lm_and_its_refusal():
+    """Before: a dict went to model(x) and a Hugging Face output had no .shape (only `Logits` worked)."""
+    fn = cm.check("loss_at_init")
+    batch = _llama_batch()
+    shifted = nn.functional.pad(batch["input_ids"][:, 1:], (0, 1), value=-100)  # the usage line's labels
+    report, _ = run(fn, cm.build("causal_lm"), batch, shifted, amp=torch.bfloat16)
+    assert report["flag"] is None and abs(report["loss"] - report["chance"]) < 0.1 * report["chance"]
+    biased = cm._hooked(cm.build("causal_lm"), "lm_head", lambda out: torch.cat([out[..., :1] + 10, out[..., 1:]], -1))
+    assert run(fn, biased, batch, shifted)[0]["flag"] == "above_chance"
+    with pytest.raises(Exception) as caught:  # the unshifted-by-slicing labels: one position short per row
+        run(fn, cm.build("causal_lm"), batch, batch["input_ids"][:, 1:])
+    assert type(caught.value).__name__ == "Refused" and str(caught.value) == (
+        "[loss_at_init] does not support labels of shape (4, 4) for an output of shape (4, 5, 48) "
+        "(task='ce': one class index per row of the last dimension)")
+
+
+def test_overfit_one_batch_on_a_tuple_batch():
+    """Before: a tuple batch went to the model as one argument and crashed."""
+    fn = cm.check("overfit_one_batch")
+    x, y = torch.randn(8, 6), torch.randint(0, cm.CLASSES, (8,))
+    fixed = run(fn, cm.build("module"), (x,), y, nn.functional.cross_entropy, steps=200, lr=1e-2, log_every=0)[0]
+    buggy = run(fn, cm.build("module"), (x,), y, lambda out, y: nn.functional.cross_entropy(out.softmax(-1), y),
+                steps=200, lr=1e-2, log_every=0)[0]
+    assert fixed[2] and not buggy[2]
+
+
+def test_eval_path_check_does_not_compare_a_cache_object():
+    """Before: a Llama's output holds a DynamicCache, a new object at every call, so the outputs always
+    "differed" and an evaluation that calls model.eval() was flagged."""
+    fn = cm.check("eval_path_check")
+    model, batch, y = cm.build("causal_lm"), _llama_batch(), torch.randint(0, cm.VOCAB, (4, 5))
+
+    def evaluate(m, x, y, switch=True):
+        if switch:
+            m.eval()
+        with torch.no_grad():
+            out = m(**x)  # returns past_key_values too
+        return nn.functional.cross_entropy(out.logits.flatten(0, 1), y.flatten()).item()
+
+    assert run(fn, model, evaluate, batch, y)[0]["flag"] is None
+    dropout = cm._hooked(cm.build("causal_lm"), "lm_head", lambda out: nn.functional.dropout(out, 0.1))
+    assert run(fn, dropout, evaluate, batch, y)[0]["flag"] == "eval_depends_on_mode"  # sampling in every mode
+
+
+def test_skill_md_states_the_matrix_as_held_here():
+    """SKILL.md's one compatibility line: the number of checks, every cell working (no refusal expected), the
+    one not-applicable case, and the CUDA column not run; test_every_cell_works_or_refuses_as_expected holds
+    the cells themselves."""
+    text = (cm.ROOT / "SKILL.md").read_text(encoding="utf-8")
+    line = next(ln for ln in text.splitlines() if ln.startswith("- **Compatibility**"))
+    assert f"{len(HELD)} checks flag their bug and spare its fix in every CPU cell" in line
+    assert all(not cells for cells in REFUSALS.values())
+    assert {name for name, cells in NOT_APPLICABLE.items() if cells} == {"adapter_check"} and "`adapter_check` reports 0 adapters" in line
+    assert "The CUDA column has not been run" in line
+    for name in HELD:  # "the table at the end of each check's section"
+        assert cm.TABLE_START.format(name=name) in (cm.ROOT / cm.CHECKS[name]).read_text(encoding="utf-8")
