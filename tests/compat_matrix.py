@@ -57,6 +57,7 @@ CHECKS = {
     "overfit_one_batch": "refs/diagnostics.md",
     "find_first_nonfinite": "refs/diagnostics.md",
     "gradient_flow": "refs/diagnostics.md",
+    "data_sanity": "refs/diagnostics.md",
     "eval_path_check": "refs/diagnostics.md",
     "ActivationStatsLogger": "refs/diagnostics.md",
     "batch_independence_check": "refs/diagnostics.md",
@@ -648,6 +649,17 @@ def _activation_stats(cell: Cell, root: Path) -> tuple[bool, bool]:
     return bool(buggy), bool(fixed)
 
 
+def _data_sanity(cell: Cell, root: Path) -> tuple[bool, bool]:
+    fn = check("data_sanity", root)
+    # no model: the cell's batch (its form, its dtype) with its labels, as the loader yields it; the buggy
+    # twin repeats sample 0 in row 5 (a sampler or a collator that duplicates), across every field
+    named, labels = cell.inputs(), cell.labels()
+    repeated = {k: v.clone() for k, v in named.items()}
+    for v in repeated.values():
+        v[5] = v[0]
+    return bool(fn((cell.batch(repeated), labels))), bool(fn((cell.batch(named), labels)))
+
+
 class NotApplicable(Exception):
     """The check said, in its report, that the input holds nothing for it to check (no adapters, say)."""
 
@@ -716,6 +728,7 @@ PROBES: dict[str, Callable[[Cell, Path], tuple[bool, bool]]] = {
     "gradient_flow": _gradient_flow,
     "eval_path_check": _eval_path,
     "ActivationStatsLogger": _activation_stats,
+    "data_sanity": _data_sanity,
     "adapter_check": _adapter_check,
     "inference_side_effects": _inference_side_effects,
 }
@@ -797,6 +810,9 @@ TWINS = {
                        "dropout (p 0.1) on its logits; the evaluation is the user's, at the cell's precision",
     "ActivationStatsLogger": "an inner layer whose output is all zeros (a dead layer: it must be the first flagged) "
                              "against the model as it is, three forward passes of the user's loop",
+    "data_sanity": "a batch whose row 5 repeats row 0 in every field against the batch as drawn, with its "
+                   "labels, in the cell's form and dtype; it takes no model, so the model kind sets only the "
+                   "fields (features, or input_ids with an all-ones attention mask and token type ids)",
     "adapter_check": "the LoRA adapters frozen with the base (`requires_grad_(False)` after attaching) against "
                      "trainable adapters; a model with no adapter is reported as holding 0 adapter parameters; "
                      "it runs no forward pass, so the batch form does not reach it",

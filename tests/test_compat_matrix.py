@@ -52,7 +52,7 @@ def test_every_cell_works_or_refuses_as_expected(name):
 
 def test_every_check_is_held():
     """No check is left recorded at an old behaviour: each has its expectations and its table."""
-    assert cm.CURRENT_BEHAVIOUR == () and HELD == sorted(cm.PROBES) and len(HELD) == 18
+    assert cm.CURRENT_BEHAVIOUR == () and HELD == sorted(cm.PROBES) and len(HELD) == 19
 
 
 @pytest.mark.parametrize("name", HELD)
@@ -365,3 +365,19 @@ def test_skill_md_states_the_matrix_as_held_here():
     assert "The CUDA column has not been run" in line
     for name in HELD:  # "the table at the end of each check's section"
         assert cm.TABLE_START.format(name=name) in (cm.ROOT / cm.CHECKS[name]).read_text(encoding="utf-8")
+
+
+def test_data_sanity_counts_samples_not_mask_rows():
+    """Before: every unpadded batch dict was flagged, its attention mask (and token type ids) having "duplicate
+    rows"; a sample is a row of every field at once."""
+    fn = cm.check("data_sanity")
+    batch = _llama_batch(6)
+    batch["token_type_ids"] = torch.zeros(6, 5, dtype=torch.long)
+    labels = torch.tensor([0, 1, 2, 0, 1, 2])
+    for form in (batch, tuple(batch.values())):
+        findings, printed = run(fn, (form, labels))
+        assert findings == [] and "repeated rows: 5" in printed  # shown on the mask, not a finding
+    again = {k: v.clone() for k, v in batch.items()}
+    again["input_ids"][4] = again["input_ids"][1]
+    findings, _ = run(fn, (again, labels))
+    assert findings == ["1 duplicate samples (batch[0].input_ids, batch[0].attention_mask, batch[0].token_type_ids)"]
