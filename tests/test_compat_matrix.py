@@ -25,9 +25,11 @@ import compat_matrix as cm
 REFUSALS: dict[str, dict[tuple[str, str, str], str]] = {name: {} for name in cm.PROBES}
 # cells where a check reports, as its documented result, that the input holds nothing for it: adapter_check
 # on a model with no adapter (0 adapter parameters); everywhere else it must work
-NOT_APPLICABLE: dict[str, set[tuple[str, str, str]]] = {name: set() for name in cm.PROBES}
-NOT_APPLICABLE["adapter_check"] = {(k, p, f) for k in cm.KINDS if k != "peft_lora" for p in cm.PRECISIONS
-                                   for f in cm.FORMS}
+NOT_APPLICABLE: dict[str, set[tuple[str, str, str]]] = {
+    name: {(k, p, f) for k in cm.KINDS for p in cm.PRECISIONS for f in cm.FORMS
+           if cm.expected(name, (k, p, f)) == "not_applicable"} for name in cm.PROBES}
+assert {name for name, cells in NOT_APPLICABLE.items() if cells} == {"adapter_check"}
+assert len(NOT_APPLICABLE["adapter_check"]) == 36
 HELD = sorted(set(cm.PROBES) - set(cm.CURRENT_BEHAVIOUR))
 
 
@@ -52,7 +54,7 @@ def test_every_cell_works_or_refuses_as_expected(name):
 
 def test_every_check_is_held():
     """No check is left recorded at an old behaviour: each has its expectations and its table."""
-    assert cm.CURRENT_BEHAVIOUR == () and HELD == sorted(cm.PROBES) and len(HELD) == 19
+    assert cm.CURRENT_BEHAVIOUR == () and HELD == sorted(cm.PROBES) and len(HELD) == 20
 
 
 @pytest.mark.parametrize("name", HELD)
@@ -381,3 +383,26 @@ def test_data_sanity_counts_samples_not_mask_rows():
     again["input_ids"][4] = again["input_ids"][1]
     findings, _ = run(fn, (again, labels))
     assert findings == ["1 duplicate samples (batch[0].input_ids, batch[0].attention_mask, batch[0].token_type_ids)"]
+
+
+def test_update_ratio_names_updates_rounded_away_in_bf16():
+    """An AdamW step of 1e-3 on a norm weight of 1.0 is under half a bf16 step: the weight does not move, and
+    the flag says why (in float32 the same loop moves every weight)."""
+    cls, h = cm.check("UpdateRatioLogger"), cm.helpers()
+    for dtype in (torch.bfloat16, torch.float32):
+        cell = cm.Cell("causal_lm", "bf16" if dtype == torch.bfloat16 else "float32", "dict", torch.device("cpu"))
+        model = cell.model().train()
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+        logger = cls(model, opt)
+        for _ in range(3):
+            opt.zero_grad()
+            cm._ce(cm._logits(cell, model, cell.batch(cell.inputs()), h), cm._targets(cell)).backward()
+            opt.step()
+        flags, _ = run(logger.summary)
+        logger.close()
+        stuck = sorted(n for n, f in flags.items() if f.startswith("NOT MOVING"))
+        if dtype == torch.bfloat16:
+            assert stuck and all(n.endswith("norm.weight") for n in stuck)
+            assert all("rounded away" in flags[n] for n in stuck)
+        else:
+            assert stuck == []
