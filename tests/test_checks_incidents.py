@@ -129,6 +129,28 @@ def test_ids_from_tensors_are_printed_as_ints(bpe):
     assert all(type(t) is int for t in report["training_prompt"] + report["serving_prompt"])
 
 
+def test_a_collated_row_and_a_tokenizer_output_are_read_as_they_come(bpe):
+    """Before: a dict row or a (1, T) tokenizer output went through int() element by element and crashed."""
+    transformers = pytest.importorskip("transformers")
+    batch = collate(bpe, CHATS)
+    row = {k: v[0] for k, v in batch.items()}  # left-padded: its mask and labels come with it
+    served = transformers.BatchEncoding({"input_ids": serve(bpe, CHATS[0])[None],
+                                         "attention_mask": torch.ones(1, len(serve(bpe, CHATS[0])), dtype=torch.long)})
+    good, _ = run("prompt_parity_check", row, served)
+    assert good["flag"] is None
+    bad, _ = run("prompt_parity_check", row, serve(bpe, CHATS[0], generation_prompt=False)[None])
+    assert bad["flag"] == "serving_prompt_is_short" and bad["first_difference"] == len(bad["serving_prompt"])
+
+
+def test_a_batch_of_several_rows_is_refused_in_one_line(bpe):
+    batch = collate(bpe, CHATS)
+    with pytest.raises(Exception) as caught:
+        run("prompt_parity_check", batch["input_ids"], serve(bpe, CHATS[0]), labels=batch["labels"])
+    assert type(caught.value).__name__ == "Refused"
+    assert str(caught.value) == ("[prompt_parity_check] does not support train_ids of shape (2, "
+                                 f"{batch['input_ids'].shape[1]}): pass one row, e.g. batch['input_ids'][i]")
+
+
 # --- inference_side_effects: batch statistics and written state, without x ---------------------
 
 XS = torch.randn(16, 4, generator=torch.Generator().manual_seed(0))
@@ -230,6 +252,43 @@ def test_batch_comparison_is_skipped_on_two_rows():
     model = nn.Sequential(nn.Linear(4, 8), BatchStandardise(), nn.Linear(8, 2)).eval()
     report, _ = run("inference_side_effects", model, lambda: model(XS), x=XS[:2])
     assert report["batch_dependent"] is None
+
+
+class TwoInputs(nn.Module):
+    """A model that takes two tensors; with `mix`, a row's output depends on the other rows (batch mean)."""
+
+    def __init__(self, mix):
+        super().__init__()
+        self.lin, self.mix = nn.Linear(4, 2), mix
+
+    def forward(self, a, b):
+        h = self.lin(a + b)
+        return h - h.mean(0) if self.mix else h
+
+
+def test_a_tuple_batch_is_scored_as_the_model_takes_it():
+    """Before: x= was passed as model(x), so a tuple batch crashed (forward() missing argument 'b')."""
+    for mix in (True, False):
+        model = TwoInputs(mix).eval()
+        report, _ = run("inference_side_effects", model, lambda m=model: m(XS, XS), x=(XS, XS))
+        assert report["batch_dependent"] is mix
+
+
+def test_a_bare_hf_model_is_scored_on_its_batch_dict_under_autocast():
+    """Before: a dict x= went to model(x), which a bare Hugging Face model rejects; `Logits` was needed."""
+    transformers = pytest.importorskip("transformers")
+    torch.manual_seed(0)
+    model = transformers.LlamaForCausalLM(transformers.LlamaConfig(
+        vocab_size=32, hidden_size=16, intermediate_size=32, num_hidden_layers=1, num_attention_heads=2,
+        num_key_value_heads=2, max_position_embeddings=16)).eval()
+    batch = {"input_ids": torch.randint(0, 32, (6, 5)), "attention_mask": torch.ones(6, 5, dtype=torch.long)}
+
+    def evaluate():
+        with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
+            return model(**batch).logits
+
+    report, _ = run("inference_side_effects", model, evaluate, x=batch, amp=torch.bfloat16)
+    assert report["batch_dependent"] is False and not report["outputs_vary"] and report["buffers_changed"] == []
 
 
 # --- adapter_check: LoRA inside reentrant activation checkpointing, a trainable head --------------

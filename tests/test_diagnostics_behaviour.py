@@ -307,9 +307,9 @@ def test_ppo_first_ratio_is_one_to_rounding_and_not_with_dropout():
 # --- the smoke test of refs/diagnostics.md, as the document says to run it ---------------------
 
 def test_smoke_test_block_runs_and_shows_what_the_text_expects():
-    """All diagnostic blocks pasted into one namespace, then the smoke-test block."""
+    """The input helpers and all diagnostic blocks pasted into one namespace, then the smoke-test block."""
     smoke = zoo.smoke_test_source()
-    namespace: dict = {"__name__": "diagnostics_md_smoke"}
+    namespace: dict = zoo.helpers_namespace("diagnostics_md_smoke")  # the blocks that use them need them first
     for name, source in zoo.diagnostic_sources().items():
         exec(compile(source, f"{zoo.DIAGNOSTICS_MD}#{name}", "exec"), namespace)  # noqa: S102
     out = io.StringIO()
